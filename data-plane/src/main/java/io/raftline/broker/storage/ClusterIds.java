@@ -1,20 +1,18 @@
 package io.raftline.broker.storage;
 
-import java.nio.ByteBuffer;
-import java.util.Base64;
-import java.util.UUID;
+import io.raftline.common.Uuid;
+import java.security.SecureRandom;
 
-/** Cluster and directory ids: 16 random bytes shown as 22-char URL-safe base64 without padding, as Kafka's. */
+/** Cluster and directory ids: {@link Uuid}s, 22-char URL-safe base64 as Kafka's. */
 public final class ClusterIds {
+
+    private static final SecureRandom RANDOM = new SecureRandom();
 
     private ClusterIds() {
     }
 
     public static String random() {
-        UUID uuid = UUID.randomUUID();
-        ByteBuffer bytes = ByteBuffer.allocate(16);
-        bytes.putLong(uuid.getMostSignificantBits()).putLong(uuid.getLeastSignificantBits());
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(bytes.array());
+        return Uuid.random(RANDOM).toString();
     }
 
     /** Throws {@link IllegalArgumentException} unless {@code id} is 22 URL-safe base64 chars encoding 16 bytes. */
@@ -24,10 +22,7 @@ public final class ClusterIds {
                 + "(make one with 'raftline storage random-uuid'), got '" + id + "'");
         }
         try {
-            byte[] bytes = Base64.getUrlDecoder().decode(id);
-            if (bytes.length != 16) {
-                throw new IllegalArgumentException("a cluster id encodes 16 bytes, '" + id + "' does not");
-            }
+            Uuid.fromString(id);
         } catch (IllegalArgumentException e) {
             throw new IllegalArgumentException("'" + id + "' is not a valid cluster id: not URL-safe base64");
         }

@@ -1,0 +1,183 @@
+package io.raftline.broker.replica;
+
+import io.raftline.protocol.ErrorCode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Fetches from leaders, for consumers and followers, with Kafka's long poll: a fetch that finds fewer than
+ * {@code min.bytes} waits up to {@code max.wait.ms}, and is answered as soon as an append or a high-watermark
+ * move on one of its partitions makes enough data readable.
+ */
+public final class FetchManager implements AutoCloseable {
+
+    /** One partition of a fetch request. */
+    public record PartitionFetch(TopicPartition tp, long fetchOffset, int maxBytes, int currentLeaderEpoch,
+                                 int lastFetchedEpoch) {
+    }
+
+    /** A fetch request: {@code replicaId} -1 for consumers, the follower's broker id otherwise. */
+    public record Request(int replicaId, int maxWaitMs, int minBytes, int maxBytes, List<PartitionFetch> partitions) {
+        boolean fromFollower() {
+            return replicaId >= 0;
+        }
+    }
+
+    /** One partition's answer; {@code leaderId} names the leader this broker knows on NOT_LEADER. */
+    public record PartitionData(TopicPartition tp, Partition.ReadResult result, int leaderId, int leaderEpoch) {
+    }
+
+    private final ReplicaManager replicaManager;
+    private final ScheduledExecutorService scheduler;
+    private final ExecutorService wakeups = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "fetch-wakeup");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Map<TopicPartition, Set<DelayedFetch>> waiting = new ConcurrentHashMap<>();
+
+    FetchManager(ReplicaManager replicaManager, ScheduledExecutorService scheduler) {
+        this.replicaManager = replicaManager;
+        this.scheduler = scheduler;
+    }
+
+    /** Answers now when enough is readable, else when it becomes so or {@code maxWaitMs} passes. */
+    public CompletableFuture<List<PartitionData>> fetch(Request request) {
+        if (request.fromFollower()) {
+            for (PartitionFetch pf : request.partitions()) {
+                replicaManager.partition(pf.tp()).ifPresent(p -> p.updateFollowerFetchState(request.replicaId(),
+                    pf.fetchOffset()));
+            }
+        }
+        CompletableFuture<List<PartitionData>> future = new CompletableFuture<>();
+        DelayedFetch delayed = new DelayedFetch(request, future);
+        if (delayed.tryComplete(request.maxWaitMs() <= 0)) {
+            return future;
+        }
+        for (PartitionFetch pf : request.partitions()) {
+            waiting.computeIfAbsent(pf.tp(), k -> ConcurrentHashMap.newKeySet()).add(delayed);
+        }
+        // Data may have arrived between the first read and the registration.
+        if (delayed.tryComplete(false)) {
+            return future;
+        }
+        delayed.timeout = scheduler.schedule(() -> wakeups.execute(() -> delayed.tryComplete(true)),
+            request.maxWaitMs(), TimeUnit.MILLISECONDS);
+        return future;
+    }
+
+    /** New data or a new high watermark on {@code tp}: waiting fetches look again. */
+    void onDataChange(TopicPartition tp) {
+        Set<DelayedFetch> set = waiting.get(tp);
+        if (set == null || set.isEmpty()) {
+            return;
+        }
+        for (DelayedFetch delayed : set) {
+            wakeups.execute(() -> delayed.tryComplete(false));
+        }
+    }
+
+    List<PartitionData> read(Request request) {
+        List<PartitionData> out = new ArrayList<>(request.partitions().size());
+        int budget = request.maxBytes() <= 0 ? Integer.MAX_VALUE : request.maxBytes();
+        boolean first = true;
+        for (PartitionFetch pf : request.partitions()) {
+            Partition partition = replicaManager.partition(pf.tp()).orElse(null);
+            if (partition == null) {
+                ReplicaManager.ProduceResult why = replicaManager.notHere(pf.tp());
+                out.add(new PartitionData(pf.tp(), new Partition.ReadResult(why.error(), why.message(), -1, -1, -1, null,
+                    -1, -1), -1, -1));
+                continue;
+            }
+            int maxBytes = Math.min(pf.maxBytes() <= 0 ? Integer.MAX_VALUE : pf.maxBytes(), budget);
+            if (maxBytes <= 0 && !first) {
+                maxBytes = 0;
+            }
+            Partition.ReadResult result = maxBytes == 0
+                ? partition.read(pf.fetchOffset(), 0, pf.currentLeaderEpoch(), pf.lastFetchedEpoch(), request.fromFollower())
+                : partition.read(pf.fetchOffset(), maxBytes, pf.currentLeaderEpoch(), pf.lastFetchedEpoch(),
+                    request.fromFollower());
+            if (result.data() != null) {
+                budget -= result.data().sizeInBytes();
+                first = false;
+            }
+            out.add(new PartitionData(pf.tp(), result, partition.leaderId(), partition.leaderEpoch()));
+        }
+        return out;
+    }
+
+    private final class DelayedFetch {
+        final Request request;
+        final CompletableFuture<List<PartitionData>> future;
+        final AtomicBoolean done = new AtomicBoolean();
+        volatile ScheduledFuture<?> timeout;
+
+        DelayedFetch(Request request, CompletableFuture<List<PartitionData>> future) {
+            this.request = request;
+            this.future = future;
+        }
+
+        /** Reads; completes when forced or when the read is enough. Returns true when completed. */
+        boolean tryComplete(boolean force) {
+            if (done.get()) {
+                return true;
+            }
+            List<PartitionData> data;
+            try {
+                data = read(request);
+            } catch (RuntimeException e) {
+                if (done.compareAndSet(false, true)) {
+                    unregister();
+                    future.completeExceptionally(e);
+                }
+                return true;
+            }
+            long bytes = 0;
+            boolean interesting = false;
+            for (PartitionData pd : data) {
+                if (pd.result().data() != null) {
+                    bytes += pd.result().data().sizeInBytes();
+                }
+                if (pd.result().error() != ErrorCode.NONE || pd.result().diverging()) {
+                    interesting = true;
+                }
+            }
+            if (force || interesting || bytes >= Math.max(1, request.minBytes())) {
+                if (done.compareAndSet(false, true)) {
+                    unregister();
+                    future.complete(data);
+                }
+                return true;
+            }
+            return false;
+        }
+
+        private void unregister() {
+            ScheduledFuture<?> t = timeout;
+            if (t != null) {
+                t.cancel(false);
+            }
+            for (PartitionFetch pf : request.partitions()) {
+                Set<DelayedFetch> set = waiting.get(pf.tp());
+                if (set != null) {
+                    set.remove(this);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        wakeups.shutdownNow();
+    }
+}

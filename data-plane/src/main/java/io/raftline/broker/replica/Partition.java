@@ -1,0 +1,568 @@
+package io.raftline.broker.replica;
+
+import io.raftline.broker.log.FetchDataInfo;
+import io.raftline.broker.log.Log;
+import io.raftline.broker.log.LogAppendInfo;
+import io.raftline.common.Time;
+import io.raftline.common.Uuid;
+import io.raftline.metadata.image.PartitionRegistration;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.record.RecordBatch;
+import io.raftline.record.Records;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One replica of a partition on this broker: leader or follower, as the metadata says.
+ *
+ * <p>States: {@code NONE} (created, no role yet) → {@code LEADER} or {@code FOLLOWER} on each metadata change
+ * with a new leader epoch; back to {@code NONE} when the replica leaves this broker (the partition is then
+ * closed). A leader appends produced batches, tracks each follower's log end offset, advances the high watermark
+ * to the minimum over the ISR (and any ISR change still in flight), completes acks=all produces once the high
+ * watermark passes them, and proposes ISR shrinks and expands. A follower appends what it fetches from the
+ * leader, at the leader's offsets, and takes the leader's high watermark.
+ *
+ * <p>Threading: every state change and every append happens under {@link #lock}. Readers (fetches) read the
+ * volatile fields and the log, which is safe to read while appending.
+ */
+public final class Partition {
+
+    /** The outcome of a leader append, before acks=all waits for the high watermark. */
+    public record AppendResult(long firstOffset, long lastOffset, long logAppendTimeMs, long logStartOffset) {
+    }
+
+    /** What a fetch reads from this replica. */
+    public record ReadResult(ErrorCode error, String message, long highWatermark, long logStartOffset, long logEndOffset,
+                             FetchDataInfo data, int divergingEpoch, long divergingEndOffset) {
+        public boolean diverging() {
+            return divergingEpoch >= 0;
+        }
+    }
+
+    private record PendingAck(long requiredOffset, int minIsr, CompletableFuture<ErrorCode> future) {
+    }
+
+    private final TopicPartition tp;
+    private final int localBrokerId;
+    private final Time time;
+    private final Object lock = new Object();
+    private final ProducerStateManager producerState = new ProducerStateManager();
+    private final TreeMap<Long, List<PendingAck>> pendingAcks = new TreeMap<>();
+    private final Map<Integer, FollowerState> followers = new HashMap<>();
+
+    private volatile Log log;
+    private volatile Uuid topicId;
+    private volatile boolean leader;
+    private volatile int leaderId = -1;
+    private volatile int leaderEpoch = -1;
+    private volatile int partitionEpoch = -1;
+    private volatile List<Integer> replicas = List.of();
+    private volatile List<Integer> isr = List.of();
+    private volatile long highWatermark;
+    /** The offset at which this leader's epoch began: a follower must reach it before it may rejoin the ISR. */
+    private long leaderEpochStartOffset;
+    /** An ISR change sent to the controller and not yet answered; null when none. */
+    private List<Integer> pendingIsr;
+    private Runnable onDataChange = () -> { };
+
+    public Partition(TopicPartition tp, int localBrokerId, Time time) {
+        this.tp = tp;
+        this.localBrokerId = localBrokerId;
+        this.time = time;
+    }
+
+    public TopicPartition topicPartition() {
+        return tp;
+    }
+
+    /** Called (outside the lock) whenever new data may be readable: a fetch waiting on this partition re-checks. */
+    void setOnDataChange(Runnable listener) {
+        this.onDataChange = listener;
+    }
+
+    public Log log() {
+        return log;
+    }
+
+    public Uuid topicId() {
+        return topicId;
+    }
+
+    public boolean isLeader() {
+        return leader;
+    }
+
+    public int leaderId() {
+        return leaderId;
+    }
+
+    public int leaderEpoch() {
+        return leaderEpoch;
+    }
+
+    public int partitionEpoch() {
+        return partitionEpoch;
+    }
+
+    public List<Integer> replicas() {
+        return replicas;
+    }
+
+    public List<Integer> isr() {
+        return isr;
+    }
+
+    public long highWatermark() {
+        return highWatermark;
+    }
+
+    public long logEndOffset() {
+        Log l = log;
+        return l == null ? 0 : l.logEndOffset();
+    }
+
+    public boolean underReplicated() {
+        return leader && isr.size() < replicas.size();
+    }
+
+    public boolean underMinIsr() {
+        Log l = log;
+        return leader && l != null && isr.size() < l.config().minInsyncReplicas();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Role changes (from the metadata thread)
+
+    /**
+     * Takes the leader role for a new leader epoch, or refreshes the ISR within the same epoch. Returns true when
+     * this was a new epoch.
+     */
+    public boolean makeLeader(Uuid id, PartitionRegistration reg, Log partitionLog, long initialHighWatermark) {
+        List<PendingAck> failed;
+        boolean newEpoch;
+        synchronized (lock) {
+            this.topicId = id;
+            this.log = partitionLog;
+            newEpoch = !leader || reg.leaderEpoch() != leaderEpoch;
+            this.replicas = List.copyOf(reg.replicas());
+            this.isr = List.copyOf(reg.isr());
+            this.partitionEpoch = reg.partitionEpoch();
+            this.leaderId = localBrokerId;
+            failed = List.of();
+            if (newEpoch) {
+                this.leaderEpoch = reg.leaderEpoch();
+                this.leader = true;
+                this.pendingIsr = null;
+                long now = time.milliseconds();
+                followers.clear();
+                for (int replica : reg.replicas()) {
+                    if (replica != localBrokerId) {
+                        followers.put(replica, new FollowerState(replica, now));
+                    }
+                }
+                partitionLog.assignEpochStartOffset(leaderEpoch, partitionLog.logEndOffset());
+                leaderEpochStartOffset = partitionLog.logEndOffset();
+                // Never behind what this replica already knew was committed.
+                highWatermark = Math.min(Math.max(highWatermark, initialHighWatermark), partitionLog.logEndOffset());
+            } else {
+                pendingIsr = null;
+                for (int replica : reg.replicas()) {
+                    if (replica != localBrokerId) {
+                        followers.computeIfAbsent(replica, r -> new FollowerState(r, time.milliseconds()));
+                    }
+                }
+                followers.keySet().retainAll(reg.replicas());
+            }
+            maybeIncrementHighWatermarkLocked();
+            failed = failPendingIfNotEnoughIsrLocked();
+        }
+        completeAll(failed, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+        onDataChange.run();
+        return newEpoch;
+    }
+
+    /** Takes the follower role under {@code reg.leader()}; returns true when the leader or its epoch changed. */
+    public boolean makeFollower(Uuid id, PartitionRegistration reg, Log partitionLog, long initialHighWatermark) {
+        List<PendingAck> failed;
+        boolean changed;
+        synchronized (lock) {
+            this.topicId = id;
+            this.log = partitionLog;
+            changed = leader || reg.leaderEpoch() != leaderEpoch || reg.leader() != leaderId;
+            this.replicas = List.copyOf(reg.replicas());
+            this.isr = List.copyOf(reg.isr());
+            this.partitionEpoch = reg.partitionEpoch();
+            this.leaderEpoch = reg.leaderEpoch();
+            this.leaderId = reg.leader();
+            this.leader = false;
+            this.pendingIsr = null;
+            followers.clear();
+            highWatermark = Math.min(Math.max(highWatermark, initialHighWatermark), partitionLog.logEndOffset());
+            failed = drainPendingLocked();
+        }
+        completeAll(failed, ErrorCode.NOT_LEADER);
+        return changed;
+    }
+
+    /** The replica leaves this broker or the broker stops: fail every waiter. */
+    public void close() {
+        List<PendingAck> failed;
+        synchronized (lock) {
+            leader = false;
+            failed = drainPendingLocked();
+        }
+        completeAll(failed, ErrorCode.NOT_LEADER);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Leader: produce
+
+    /**
+     * Appends produced batches as leader. Checks leadership, the ISR against {@code min.insync.replicas} for
+     * acks=all, and the idempotent-producer sequence; a retried batch already stored is answered with its original
+     * offsets and not stored again.
+     */
+    public AppendResult appendAsLeader(ByteBuffer records, int requiredAcks) {
+        AppendResult result;
+        synchronized (lock) {
+            Log l = log;
+            if (!leader || l == null) {
+                throw new ReplicaException(ErrorCode.NOT_LEADER, "broker " + localBrokerId + " is not the leader of " + tp);
+            }
+            int minIsr = l.config().minInsyncReplicas();
+            if (requiredAcks == -1 && isr.size() < minIsr) {
+                throw new ReplicaException(ErrorCode.NOT_ENOUGH_REPLICAS, "the ISR of " + tp + " has " + isr.size()
+                    + " replica(s) " + isr + ", fewer than min.insync.replicas=" + minIsr);
+            }
+            List<RecordBatch> batches = new ArrayList<>();
+            for (RecordBatch batch : Records.batches(records)) {
+                batches.add(batch);
+            }
+            for (RecordBatch batch : batches) {
+                ProducerStateManager.Check check = producerState.check(batch);
+                if (check.isDuplicate()) {
+                    if (batches.size() != 1) {
+                        throw new ReplicaException(ErrorCode.INVALID_REQUEST,
+                            "an idempotent producer's retried batch must travel alone");
+                    }
+                    ProducerStateManager.BatchMetadata stored = check.duplicateOf();
+                    return new AppendResult(stored.firstOffset(), stored.lastOffset(), -1, l.logStartOffset());
+                }
+                if (check.error() != ErrorCode.NONE) {
+                    throw new ReplicaException(check.error(), check.message());
+                }
+            }
+            LogAppendInfo info = l.appendAsLeader(records, leaderEpoch);
+            for (RecordBatch batch : Records.batches(records)) {
+                producerState.update(batch, batch.baseOffset(), batch.lastOffset());
+            }
+            maybeIncrementHighWatermarkLocked();
+            result = new AppendResult(info.firstOffset(), info.lastOffset(), info.logAppendTimeMs(), l.logStartOffset());
+        }
+        onDataChange.run();
+        return result;
+    }
+
+    /**
+     * Completes with NONE once the high watermark passes {@code lastOffset}, or with the reason it never will
+     * (NOT_LEADER, NOT_ENOUGH_REPLICAS_AFTER_APPEND). The caller times it out.
+     */
+    public CompletableFuture<ErrorCode> awaitCommitted(long lastOffset) {
+        CompletableFuture<ErrorCode> future = new CompletableFuture<>();
+        synchronized (lock) {
+            if (!leader) {
+                future.complete(ErrorCode.NOT_LEADER);
+            } else if (highWatermark > lastOffset) {
+                future.complete(ErrorCode.NONE);
+            } else {
+                int minIsr = log.config().minInsyncReplicas();
+                pendingAcks.computeIfAbsent(lastOffset + 1, k -> new ArrayList<>())
+                    .add(new PendingAck(lastOffset + 1, minIsr, future));
+            }
+        }
+        return future;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Leader: fetch
+
+    /**
+     * Reads for a consumer (up to the high watermark) or a follower (up to the log end offset), checking the
+     * caller's view of the leader epoch and, for a follower, whether its log diverged from this one.
+     */
+    public ReadResult read(long fetchOffset, int maxBytes, int currentLeaderEpoch, int lastFetchedEpoch, boolean follower) {
+        Log l = log;
+        if (!leader || l == null) {
+            return error(ErrorCode.NOT_LEADER, "broker " + localBrokerId + " is not the leader of " + tp);
+        }
+        int epoch = leaderEpoch;
+        if (currentLeaderEpoch >= 0 && currentLeaderEpoch < epoch) {
+            return error(ErrorCode.FENCED_LEADER_EPOCH, "leader epoch " + currentLeaderEpoch + " of " + tp
+                + " is older than the current " + epoch);
+        }
+        if (currentLeaderEpoch > epoch) {
+            return error(ErrorCode.UNKNOWN_LEADER_EPOCH, "leader epoch " + currentLeaderEpoch + " of " + tp
+                + " is newer than this broker knows (" + epoch + ")");
+        }
+        long hw = highWatermark;
+        long logStart = l.logStartOffset();
+        long logEnd = l.logEndOffset();
+        if (follower && lastFetchedEpoch >= 0) {
+            Optional<Log.EpochEndOffset> end = l.endOffsetForEpoch(lastFetchedEpoch);
+            if (end.isPresent() && (end.get().epoch() != lastFetchedEpoch || end.get().endOffset() < fetchOffset)) {
+                return new ReadResult(ErrorCode.NONE, null, hw, logStart, logEnd, null, end.get().epoch(),
+                    end.get().endOffset());
+            }
+        }
+        if (fetchOffset < logStart || fetchOffset > logEnd) {
+            return new ReadResult(ErrorCode.OFFSET_OUT_OF_RANGE, "offset " + fetchOffset + " is outside [" + logStart
+                + ", " + logEnd + "] of " + tp, hw, logStart, logEnd, null, -1, -1);
+        }
+        long upTo = follower ? logEnd : hw;
+        if (fetchOffset >= upTo) {
+            return new ReadResult(ErrorCode.NONE, null, hw, logStart, logEnd, null, -1, -1);
+        }
+        FetchDataInfo data = l.read(fetchOffset, maxBytes, upTo, true);
+        return new ReadResult(ErrorCode.NONE, null, hw, logStart, logEnd, data, -1, -1);
+    }
+
+    /** Records a follower's fetch position; may advance the high watermark. */
+    public void updateFollowerFetchState(int replicaId, long fetchOffset) {
+        List<PendingAck> done;
+        boolean advanced;
+        synchronized (lock) {
+            FollowerState state = followers.get(replicaId);
+            if (!leader || state == null) {
+                return;
+            }
+            state.onFetch(fetchOffset, log.logEndOffset(), time.milliseconds());
+            long before = highWatermark;
+            maybeIncrementHighWatermarkLocked();
+            advanced = highWatermark > before;
+            done = advanced ? completeUpToLocked(highWatermark) : List.of();
+        }
+        for (PendingAck ack : done) {
+            ack.future().complete(isr.size() >= ack.minIsr() ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+        }
+        if (advanced) {
+            onDataChange.run();
+        }
+    }
+
+    private void maybeIncrementHighWatermarkLocked() {
+        if (!leader || log == null) {
+            return;
+        }
+        long newHw = log.logEndOffset();
+        Set<Integer> members = new LinkedHashSet<>(isr);
+        if (pendingIsr != null) {
+            members.addAll(pendingIsr);
+        }
+        for (int replica : members) {
+            if (replica == localBrokerId) {
+                continue;
+            }
+            FollowerState state = followers.get(replica);
+            long leo = state == null ? -1 : state.logEndOffset;
+            newHw = Math.min(newHw, Math.max(leo, 0));
+        }
+        if (newHw > highWatermark) {
+            highWatermark = newHw;
+            List<PendingAck> done = completeUpToLocked(newHw);
+            for (PendingAck ack : done) {
+                ack.future().complete(isr.size() >= ack.minIsr() ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+            }
+        }
+    }
+
+    private List<PendingAck> completeUpToLocked(long hw) {
+        List<PendingAck> done = new ArrayList<>();
+        var head = pendingAcks.headMap(hw, true);
+        for (List<PendingAck> acks : head.values()) {
+            done.addAll(acks);
+        }
+        head.clear();
+        return done;
+    }
+
+    private List<PendingAck> drainPendingLocked() {
+        List<PendingAck> all = new ArrayList<>();
+        pendingAcks.values().forEach(all::addAll);
+        pendingAcks.clear();
+        return all;
+    }
+
+    private List<PendingAck> failPendingIfNotEnoughIsrLocked() {
+        List<PendingAck> failed = new ArrayList<>();
+        var it = pendingAcks.values().iterator();
+        while (it.hasNext()) {
+            List<PendingAck> acks = it.next();
+            acks.removeIf(ack -> {
+                if (isr.size() < ack.minIsr()) {
+                    failed.add(ack);
+                    return true;
+                }
+                return false;
+            });
+            if (acks.isEmpty()) {
+                it.remove();
+            }
+        }
+        return failed;
+    }
+
+    private static void completeAll(List<PendingAck> acks, ErrorCode code) {
+        for (PendingAck ack : acks) {
+            ack.future().complete(code);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Leader: ISR
+
+    /** A proposed ISR change, with the epochs the controller checks it against. */
+    public record IsrChange(List<Integer> newIsr, int leaderEpoch, int partitionEpoch, String reason) {
+    }
+
+    /**
+     * The ISR change this leader wants now, if any and none is in flight: followers that have not caught up for
+     * {@code lagMaxMs} leave; followers that reached the high watermark (and this epoch's start) join.
+     */
+    public Optional<IsrChange> proposeIsrChange(long lagMaxMs) {
+        synchronized (lock) {
+            if (!leader || pendingIsr != null) {
+                return Optional.empty();
+            }
+            long now = time.milliseconds();
+            List<Integer> next = new ArrayList<>();
+            List<Integer> out = new ArrayList<>();
+            List<Integer> in = new ArrayList<>();
+            for (int replica : isr) {
+                FollowerState state = followers.get(replica);
+                if (replica == localBrokerId || (state != null && now - state.lastCaughtUpTimeMs <= lagMaxMs)) {
+                    next.add(replica);
+                } else {
+                    out.add(replica);
+                }
+            }
+            for (FollowerState state : followers.values()) {
+                if (!isr.contains(state.replicaId) && state.logEndOffset >= highWatermark
+                    && state.logEndOffset >= leaderEpochStartOffset && now - state.lastCaughtUpTimeMs <= lagMaxMs) {
+                    next.add(state.replicaId);
+                    in.add(state.replicaId);
+                }
+            }
+            if (out.isEmpty() && in.isEmpty()) {
+                return Optional.empty();
+            }
+            List<Integer> ordered = new ArrayList<>();
+            for (int replica : replicas) {
+                if (next.contains(replica)) {
+                    ordered.add(replica);
+                }
+            }
+            pendingIsr = ordered;
+            String reason = (out.isEmpty() ? "" : "shrink: " + out + " lagged more than " + lagMaxMs + " ms")
+                + (in.isEmpty() ? "" : (out.isEmpty() ? "" : "; ") + "expand: " + in + " caught up");
+            return Optional.of(new IsrChange(ordered, leaderEpoch, partitionEpoch, reason));
+        }
+    }
+
+    /** The controller answered an ISR change: take its ISR (or drop the proposal when refused). */
+    public void completeIsrChange(IsrChange change, List<Integer> committedIsr, int newPartitionEpoch, boolean accepted) {
+        List<PendingAck> failed;
+        synchronized (lock) {
+            if (pendingIsr == null || !pendingIsr.equals(change.newIsr())) {
+                return;
+            }
+            pendingIsr = null;
+            if (accepted && leader && change.leaderEpoch() == leaderEpoch && newPartitionEpoch > partitionEpoch) {
+                isr = List.copyOf(committedIsr);
+                partitionEpoch = newPartitionEpoch;
+            }
+            maybeIncrementHighWatermarkLocked();
+            failed = failPendingIfNotEnoughIsrLocked();
+        }
+        completeAll(failed, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+        onDataChange.run();
+    }
+
+    /** Each follower's log end offset as this leader last saw it (-1 before its first fetch). */
+    public Map<Integer, Long> followerEndOffsets() {
+        synchronized (lock) {
+            Map<Integer, Long> out = new HashMap<>();
+            followers.forEach((id, state) -> out.put(id, state.logEndOffset));
+            return out;
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Follower
+
+    /** Appends batches fetched from the leader and takes the leader's high watermark. */
+    public void appendAsFollower(ByteBuffer records, long leaderHighWatermark, int expectedLeaderEpoch) {
+        synchronized (lock) {
+            Log l = log;
+            if (leader || l == null || expectedLeaderEpoch != leaderEpoch) {
+                return; // the role changed while the fetch was in flight
+            }
+            if (records.hasRemaining()) {
+                l.appendAsFollower(records);
+                for (RecordBatch batch : Records.batches(records)) {
+                    producerState.update(batch, batch.baseOffset(), batch.lastOffset());
+                }
+            }
+            highWatermark = Math.max(highWatermark, Math.min(leaderHighWatermark, l.logEndOffset()));
+        }
+    }
+
+    /** Truncates a follower's log (a divergence with the leader, or the leader's log starts later). */
+    public void truncateTo(long offset, int expectedLeaderEpoch) {
+        synchronized (lock) {
+            if (leader || log == null || expectedLeaderEpoch != leaderEpoch) {
+                return;
+            }
+            if (offset < log.logEndOffset()) {
+                log.truncateTo(offset);
+                producerState.truncateTo(offset);
+                highWatermark = Math.min(highWatermark, offset);
+            }
+        }
+    }
+
+    public void truncateFullyAndStartAt(long offset, int expectedLeaderEpoch) {
+        synchronized (lock) {
+            if (leader || log == null || expectedLeaderEpoch != leaderEpoch) {
+                return;
+            }
+            log.truncateFullyAndStartAt(offset);
+            producerState.clear();
+            highWatermark = offset;
+        }
+    }
+
+    /** Rebuilds the idempotent-producer state from the log's batch headers (at start). */
+    public void loadProducerState(Log partitionLog) {
+        synchronized (lock) {
+            producerState.clear();
+            partitionLog.forEachBatchHeader(batch -> producerState.update(batch, batch.baseOffset(), batch.lastOffset()));
+        }
+    }
+
+    private static ReadResult error(ErrorCode code, String message) {
+        return new ReadResult(code, message, -1, -1, -1, null, -1, -1);
+    }
+
+    @Override
+    public String toString() {
+        return tp + (leader ? " leader" : " follower of " + leaderId) + " epoch " + leaderEpoch + " isr " + isr;
+    }
+}

@@ -1,0 +1,251 @@
+package io.raftline.broker.replica;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import io.raftline.broker.log.Log;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.broker.BrokerServiceGrpc;
+import io.raftline.protocol.broker.FetchRequest;
+import io.raftline.protocol.broker.FetchResponse;
+import io.raftline.protocol.metadata.Endpoint;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Fetches every partition this broker follows on one leader, over one long-lived Fetch stream, one request in
+ * flight at a time. Each response is applied in order: records appended at the leader's offsets, the leader's
+ * high watermark taken, a divergence truncated (the leader names the epoch and where it ends; this replica cuts
+ * its log to the smaller of that and its own end of that epoch, then fetches again), a log that starts later on
+ * the leader restarted there.
+ */
+final class ReplicaFetcher implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicaFetcher.class);
+
+    private record Fetched(int leaderEpoch, Partition partition) {
+    }
+
+    private final int brokerId;
+    private final int leaderId;
+    private final Endpoint endpoint;
+    private final ReplicaFetcherManager.Settings settings;
+    private final Map<TopicPartition, Fetched> partitions = new ConcurrentHashMap<>();
+    /** Partitions paused after an error until the metadata moves them (by removing and re-adding). */
+    private final Map<TopicPartition, Long> pausedUntilNs = new ConcurrentHashMap<>();
+    private final AtomicLong correlation = new AtomicLong();
+    private final Thread thread;
+    private final ManagedChannel channel;
+    private volatile boolean running = true;
+
+    ReplicaFetcher(int brokerId, int leaderId, Endpoint endpoint, ReplicaFetcherManager.Settings settings) {
+        this.brokerId = brokerId;
+        this.leaderId = leaderId;
+        this.endpoint = endpoint;
+        this.settings = settings;
+        this.channel = NettyChannelBuilder.forAddress(endpoint.getHost(), endpoint.getPort())
+            .usePlaintext()
+            .maxInboundMessageSize(Math.max(settings.maxBytes(), settings.maxBytesPerPartition()) + (4 << 20))
+            .flowControlWindow(8 << 20)
+            .build();
+        this.thread = new Thread(this::run, "replica-fetcher-" + brokerId + "-from-" + leaderId);
+        this.thread.setDaemon(true);
+    }
+
+    void start() {
+        thread.start();
+    }
+
+    boolean endpointMatches(Endpoint other) {
+        return endpoint.getHost().equals(other.getHost()) && endpoint.getPort() == other.getPort();
+    }
+
+    void addPartition(TopicPartition tp, int leaderEpoch, Partition partition) {
+        pausedUntilNs.remove(tp);
+        partitions.put(tp, new Fetched(leaderEpoch, partition));
+    }
+
+    void removePartition(TopicPartition tp) {
+        partitions.remove(tp);
+        pausedUntilNs.remove(tp);
+    }
+
+    boolean isIdle() {
+        return partitions.isEmpty();
+    }
+
+    private void run() {
+        while (running) {
+            LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+            StreamObserver<FetchRequest> requests = BrokerServiceGrpc.newStub(channel).fetch(new StreamObserver<>() {
+                @Override
+                public void onNext(FetchResponse value) {
+                    inbox.add(value);
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                    inbox.add(t);
+                }
+
+                @Override
+                public void onCompleted() {
+                    inbox.add(new IllegalStateException("the leader closed the fetch stream"));
+                }
+            });
+            try {
+                fetchLoop(requests, inbox);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                if (running) {
+                    LOG.debug("fetch from broker {} failed: {}", leaderId, e.toString());
+                }
+            } finally {
+                try {
+                    requests.onCompleted();
+                } catch (RuntimeException ignored) {
+                    // the stream is already broken
+                }
+            }
+            if (running) {
+                try {
+                    Thread.sleep(settings.backoffMs());
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
+
+    private void fetchLoop(StreamObserver<FetchRequest> requests, LinkedBlockingQueue<Object> inbox)
+        throws InterruptedException {
+        while (running) {
+            FetchRequest request = buildRequest();
+            if (request.getPartitionsCount() == 0) {
+                Thread.sleep(20);
+                continue;
+            }
+            requests.onNext(request);
+            Object reply = inbox.poll(settings.maxWaitMs() + settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
+            if (reply == null) {
+                throw new IllegalStateException("no fetch response from broker " + leaderId + " in time");
+            }
+            if (reply instanceof Throwable t) {
+                throw new IllegalStateException(t);
+            }
+            apply((FetchResponse) reply);
+        }
+    }
+
+    private FetchRequest buildRequest() {
+        FetchRequest.Builder b = FetchRequest.newBuilder()
+            .setCorrelationId(correlation.incrementAndGet())
+            .setReplicaId(brokerId)
+            .setMaxWaitMs(settings.maxWaitMs())
+            .setMinBytes(settings.minBytes())
+            .setMaxBytes(settings.maxBytes());
+        long now = System.nanoTime();
+        for (Map.Entry<TopicPartition, Fetched> e : partitions.entrySet()) {
+            Long paused = pausedUntilNs.get(e.getKey());
+            if (paused != null && paused - now > 0) {
+                continue;
+            }
+            Log log = e.getValue().partition().log();
+            if (log == null) {
+                continue;
+            }
+            b.addPartitions(FetchRequest.FetchPartition.newBuilder()
+                .setTopic(e.getKey().topic())
+                .setPartition(e.getKey().partition())
+                .setFetchOffset(log.logEndOffset())
+                .setCurrentLeaderEpoch(e.getValue().leaderEpoch())
+                .setLastFetchedEpoch(log.latestEpoch())
+                .setLogStartOffset(log.logStartOffset())
+                .setPartitionMaxBytes(settings.maxBytesPerPartition()));
+        }
+        return b.build();
+    }
+
+    private void apply(FetchResponse response) {
+        for (FetchResponse.PartitionData data : response.getPartitionsList()) {
+            TopicPartition tp = new TopicPartition(data.getTopic(), data.getPartition());
+            Fetched fetched = partitions.get(tp);
+            if (fetched == null) {
+                continue;
+            }
+            Partition partition = fetched.partition();
+            int epoch = fetched.leaderEpoch();
+            ErrorCode code = data.getError().getCode();
+            try {
+                if (code == ErrorCode.NONE && data.hasDivergingEpoch()) {
+                    truncateOnDivergence(tp, partition, data.getDivergingEpoch().getEpoch(),
+                        data.getDivergingEpoch().getEndOffset(), epoch);
+                } else if (code == ErrorCode.NONE) {
+                    ByteBuffer records = ByteBuffer.wrap(data.getRecords().toByteArray());
+                    partition.appendAsFollower(records, data.getHighWatermark(), epoch);
+                } else if (code == ErrorCode.OFFSET_OUT_OF_RANGE) {
+                    handleOutOfRange(tp, partition, data, epoch);
+                } else {
+                    // NOT_LEADER, FENCED/UNKNOWN_LEADER_EPOCH, ...: the metadata will tell us what changed.
+                    LOG.debug("{}: fetch from broker {} answered {}: {}", tp, leaderId, code, data.getError().getMessage());
+                    pausedUntilNs.put(tp, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.backoffMs()));
+                }
+            } catch (RuntimeException e) {
+                LOG.warn("{}: applying a fetch from broker {} failed", tp, leaderId, e);
+                pausedUntilNs.put(tp, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.backoffMs()));
+            }
+        }
+    }
+
+    private void truncateOnDivergence(TopicPartition tp, Partition partition, int divergingEpoch, long leaderEnd,
+                                      int expectedEpoch) {
+        Log log = partition.log();
+        Optional<Log.EpochEndOffset> local = log.endOffsetForEpoch(divergingEpoch);
+        long localEnd = local.map(Log.EpochEndOffset::endOffset).orElse(log.logStartOffset());
+        long target = Math.min(leaderEnd, localEnd);
+        LOG.info("{}: log diverged from leader {} at epoch {}: truncating from {} to {}", tp, leaderId, divergingEpoch,
+            log.logEndOffset(), target);
+        partition.truncateTo(target, expectedEpoch);
+    }
+
+    private void handleOutOfRange(TopicPartition tp, Partition partition, FetchResponse.PartitionData data, int epoch) {
+        Log log = partition.log();
+        long leaderStart = data.getLogStartOffset();
+        long leaderEnd = data.getLogEndOffset();
+        if (leaderStart >= 0 && log.logEndOffset() < leaderStart) {
+            LOG.info("{}: leader {} starts its log at {}, past this replica's end {}: starting over there", tp, leaderId,
+                leaderStart, log.logEndOffset());
+            partition.truncateFullyAndStartAt(leaderStart, epoch);
+        } else if (leaderEnd >= 0 && log.logEndOffset() > leaderEnd) {
+            LOG.info("{}: this replica's log end {} is past leader {}'s end {}: truncating", tp, log.logEndOffset(),
+                leaderId, leaderEnd);
+            partition.truncateTo(leaderEnd, epoch);
+        }
+    }
+
+    List<TopicPartition> partitionsFollowed() {
+        return List.copyOf(partitions.keySet());
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        thread.interrupt();
+        channel.shutdownNow();
+        try {
+            thread.join(2000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

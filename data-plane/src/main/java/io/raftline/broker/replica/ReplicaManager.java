@@ -1,0 +1,351 @@
+package io.raftline.broker.replica;
+
+import com.google.protobuf.ByteString;
+import io.raftline.broker.log.Log;
+import io.raftline.broker.log.LogConfig;
+import io.raftline.broker.log.LogManager;
+import io.raftline.common.Time;
+import io.raftline.common.Uuid;
+import io.raftline.metadata.image.MetadataDelta;
+import io.raftline.metadata.image.MetadataImage;
+import io.raftline.metadata.image.PartitionRegistration;
+import io.raftline.metadata.image.TopicIdPartition;
+import io.raftline.metadata.image.TopicImage;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.controller.AlterPartitionRequest;
+import io.raftline.protocol.controller.AlterPartitionResponse;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker's replicas: which partitions it holds, in which role, and the produce and ISR paths over them.
+ * Roles come only from the metadata ({@link #applyDelta}, on the metadata thread); produce requests append to
+ * leaders; the fetch path lives in {@link FetchManager}; followers are fed by {@link ReplicaFetcherManager}.
+ */
+public final class ReplicaManager implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ReplicaManager.class);
+
+    /** One partition's answer to a produce. */
+    public record ProduceResult(ErrorCode error, String message, long baseOffset, long logAppendTimeMs,
+                                long logStartOffset) {
+        static ProduceResult failed(ErrorCode code, String message) {
+            return new ProduceResult(code, message, -1, -1, -1);
+        }
+    }
+
+    private final int brokerId;
+    private final Time time;
+    private final LogManager logManager;
+    private final Map<String, String> brokerLogDefaults;
+    private final ScheduledExecutorService scheduler;
+    private final AlterPartitionSender alterPartition;
+    private final LongSupplier brokerEpoch;
+    private final long replicaLagTimeMaxMs;
+    private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    private final FetchManager fetchManager;
+    private final ReplicaFetcherManager fetcherManager;
+    private volatile MetadataImage image = MetadataImage.EMPTY;
+    private volatile boolean fenced;
+
+    public ReplicaManager(int brokerId, Time time, LogManager logManager, Map<String, String> brokerLogDefaults,
+                          ScheduledExecutorService scheduler, AlterPartitionSender alterPartition, LongSupplier brokerEpoch,
+                          long replicaLagTimeMaxMs, ReplicaFetcherManager.Settings fetcherSettings) {
+        this.brokerId = brokerId;
+        this.time = time;
+        this.logManager = logManager;
+        this.brokerLogDefaults = brokerLogDefaults;
+        this.scheduler = scheduler;
+        this.alterPartition = alterPartition;
+        this.brokerEpoch = brokerEpoch;
+        this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
+        this.fetchManager = new FetchManager(this, scheduler);
+        this.fetcherManager = new ReplicaFetcherManager(brokerId, this, fetcherSettings);
+    }
+
+    public void startup() {
+        long isrCheckMs = Math.max(50, Math.min(replicaLagTimeMaxMs / 2, 2_500));
+        scheduler.scheduleWithFixedDelay(this::maybeChangeIsr, isrCheckMs, isrCheckMs, TimeUnit.MILLISECONDS);
+    }
+
+    public int brokerId() {
+        return brokerId;
+    }
+
+    public FetchManager fetchManager() {
+        return fetchManager;
+    }
+
+    public MetadataImage image() {
+        return image;
+    }
+
+    public Optional<Partition> partition(TopicPartition tp) {
+        return Optional.ofNullable(partitions.get(tp));
+    }
+
+    public Collection<Partition> partitions() {
+        return partitions.values();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Metadata
+
+    /**
+     * Applies a metadata change: takes the leader or follower role for every partition of this broker whose
+     * registration changed, and drops the replicas that left it. Runs on the metadata thread only.
+     */
+    public void applyDelta(MetadataDelta delta, MetadataImage newImage) {
+        this.image = newImage;
+        for (Map.Entry<TopicIdPartition, MetadataDelta.Change<PartitionRegistration>> e : delta.changedPartitions().entrySet()) {
+            TopicIdPartition tip = e.getKey();
+            PartitionRegistration after = e.getValue().after();
+            TopicImage topic = newImage.topic(tip.topicId())
+                .orElseGet(() -> delta.removedTopics().get(tip.topicId()));
+            if (topic == null) {
+                continue;
+            }
+            TopicPartition tp = new TopicPartition(topic.name(), tip.partition());
+            if (after == null || !after.replicas().contains(brokerId)) {
+                removeReplica(tp, after == null);
+            } else {
+                becomeLeaderOrFollower(tp, topic, after, newImage);
+            }
+        }
+        for (TopicImage removed : delta.removedTopics().values()) {
+            for (int p : removed.partitions().keySet()) {
+                removeReplica(new TopicPartition(removed.name(), p), true);
+            }
+        }
+        if (!delta.changedConfigs().isEmpty()) {
+            for (Partition partition : partitions.values()) {
+                Log log = partition.log();
+                if (log != null) {
+                    log.updateConfig(logConfig(partition.topicPartition().topic(), newImage));
+                }
+            }
+        }
+        fenced = newImage.broker(brokerId).map(b -> b.fenced()).orElse(true);
+    }
+
+    /**
+     * Deletes the logs on disk whose topic is no longer in the metadata (deleted while this broker was down), or
+     * whose topic id differs (the name was re-created): run once the first metadata image is in.
+     */
+    public void deleteStrayLogs(MetadataImage current) {
+        for (Log log : new ArrayList<>(logManager.allLogs())) {
+            Optional<TopicImage> topic = current.topic(log.topic());
+            boolean stray = topic.isEmpty()
+                || (log.topicId() != null && !Uuid.fromBytes(log.topicId()).equals(topic.get().id()))
+                || topic.get().partition(log.partition()) == null
+                || !topic.get().partition(log.partition()).replicas().contains(brokerId);
+            if (stray) {
+                LOG.info("deleting stray log {}-{}: its topic is gone or was re-created", log.topic(), log.partition());
+                logManager.deleteLog(log.topic(), log.partition());
+            }
+        }
+    }
+
+    private void becomeLeaderOrFollower(TopicPartition tp, TopicImage topic, PartitionRegistration reg, MetadataImage img) {
+        Partition partition = partitions.computeIfAbsent(tp, k -> {
+            Partition p = new Partition(k, brokerId, time);
+            p.setOnDataChange(() -> fetchManager.onDataChange(k));
+            return p;
+        });
+        LogConfig config = logConfig(tp.topic(), img);
+        Log log = logManager.getOrCreateLog(tp.topic(), tp.partition(), topic.id().bytes(), config);
+        if (partition.log() == null) {
+            partition.loadProducerState(log);
+        }
+        long checkpointedHw = logManager.highWatermark(tp.topic(), tp.partition());
+        if (reg.leader() == brokerId) {
+            fetcherManager.removePartition(tp);
+            if (partition.makeLeader(topic.id(), reg, log, checkpointedHw)) {
+                LOG.info("{}: now leader at epoch {} with ISR {} (log end {})", tp, reg.leaderEpoch(), reg.isr(),
+                    log.logEndOffset());
+            }
+        } else {
+            boolean changed = partition.makeFollower(topic.id(), reg, log, checkpointedHw);
+            if (reg.leader() == PartitionRegistration.NO_LEADER) {
+                fetcherManager.removePartition(tp);
+                if (changed) {
+                    LOG.info("{}: no leader at epoch {}; waiting", tp, reg.leaderEpoch());
+                }
+            } else if (changed) {
+                LOG.info("{}: now follower of broker {} at epoch {}", tp, reg.leader(), reg.leaderEpoch());
+                img.broker(reg.leader()).ifPresent(leader ->
+                    fetcherManager.addPartition(tp, topic.id(), leader, reg.leaderEpoch(), partition));
+            }
+        }
+    }
+
+    private void removeReplica(TopicPartition tp, boolean deleteLog) {
+        Partition partition = partitions.remove(tp);
+        fetcherManager.removePartition(tp);
+        if (partition != null) {
+            partition.close();
+            fetchManager.onDataChange(tp);
+            LOG.info("{}: replica removed from this broker{}", tp, deleteLog ? " (topic deleted)" : "");
+        }
+        if (logManager.getLog(tp.topic(), tp.partition()).isPresent()) {
+            logManager.deleteLog(tp.topic(), tp.partition());
+        }
+    }
+
+    LogConfig logConfig(String topic, MetadataImage img) {
+        return LogConfig.fromProperties(brokerLogDefaults, img.configs(io.raftline.metadata.image.ConfigResource.topic(topic)));
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Produce
+
+    /**
+     * Appends to each partition as leader and answers once each append is as durable as {@code acks} asks:
+     * 0 and 1 after the local append, -1 (all) once the high watermark passes it or {@code timeoutMs} elapses.
+     */
+    public CompletableFuture<Map<TopicPartition, ProduceResult>> appendRecords(int acks, int timeoutMs,
+                                                                               Map<TopicPartition, ByteBuffer> data) {
+        Map<TopicPartition, CompletableFuture<ProduceResult>> futures = new HashMap<>();
+        for (Map.Entry<TopicPartition, ByteBuffer> e : data.entrySet()) {
+            futures.put(e.getKey(), appendOne(e.getKey(), e.getValue(), acks, timeoutMs));
+        }
+        return CompletableFuture.allOf(futures.values().toArray(new CompletableFuture<?>[0])).thenApply(v -> {
+            Map<TopicPartition, ProduceResult> out = new HashMap<>();
+            futures.forEach((tp, f) -> out.put(tp, f.join()));
+            return out;
+        });
+    }
+
+    private CompletableFuture<ProduceResult> appendOne(TopicPartition tp, ByteBuffer records, int acks, int timeoutMs) {
+        Partition partition = partitions.get(tp);
+        if (partition == null) {
+            return CompletableFuture.completedFuture(notHere(tp));
+        }
+        if (fenced) {
+            return CompletableFuture.completedFuture(ProduceResult.failed(ErrorCode.NOT_LEADER,
+                "broker " + brokerId + " is fenced by the controller"));
+        }
+        Partition.AppendResult appended;
+        try {
+            appended = partition.appendAsLeader(records, acks);
+        } catch (ReplicaException e) {
+            return CompletableFuture.completedFuture(ProduceResult.failed(e.code(), e.getMessage()));
+        } catch (io.raftline.broker.log.LogException e) {
+            return CompletableFuture.completedFuture(ProduceResult.failed(e.code(), e.getMessage()));
+        }
+        ProduceResult ok = new ProduceResult(ErrorCode.NONE, null, appended.firstOffset(), appended.logAppendTimeMs(),
+            appended.logStartOffset());
+        if (acks != -1) {
+            return CompletableFuture.completedFuture(ok);
+        }
+        CompletableFuture<ProduceResult> result = new CompletableFuture<>();
+        CompletableFuture<ErrorCode> committed = partition.awaitCommitted(appended.lastOffset());
+        var timeout = scheduler.schedule(() -> result.complete(ProduceResult.failed(ErrorCode.REQUEST_TIMED_OUT,
+            "the ISR of " + tp + " did not replicate offset " + appended.lastOffset() + " within " + timeoutMs + " ms")),
+            timeoutMs, TimeUnit.MILLISECONDS);
+        committed.whenComplete((code, err) -> {
+            timeout.cancel(false);
+            if (code == ErrorCode.NONE) {
+                result.complete(ok);
+            } else {
+                result.complete(ProduceResult.failed(code, code == ErrorCode.NOT_LEADER
+                    ? "broker " + brokerId + " lost the leadership of " + tp + " before the records were replicated"
+                    : "the ISR of " + tp + " shrank below min.insync.replicas after the append"));
+            }
+        });
+        return result;
+    }
+
+    public ProduceResult notHere(TopicPartition tp) {
+        Optional<TopicImage> topic = image.topic(tp.topic());
+        if (topic.isEmpty() || topic.get().partition(tp.partition()) == null) {
+            return ProduceResult.failed(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "this broker does not host " + tp);
+        }
+        return ProduceResult.failed(ErrorCode.NOT_LEADER, "broker " + brokerId + " is not the leader of " + tp);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // ISR
+
+    private void maybeChangeIsr() {
+        try {
+            List<Partition.IsrChange> changes = new ArrayList<>();
+            List<Partition> owners = new ArrayList<>();
+            for (Partition partition : partitions.values()) {
+                partition.proposeIsrChange(replicaLagTimeMaxMs).ifPresent(change -> {
+                    changes.add(change);
+                    owners.add(partition);
+                });
+            }
+            for (int i = 0; i < changes.size(); i++) {
+                sendIsrChange(owners.get(i), changes.get(i));
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("ISR check failed", e);
+        }
+    }
+
+    private void sendIsrChange(Partition partition, Partition.IsrChange change) {
+        LOG.info("{}: asking the controller to change the ISR from {} to {} ({})", partition.topicPartition(),
+            partition.isr(), change.newIsr(), change.reason());
+        AlterPartitionRequest request = AlterPartitionRequest.newBuilder()
+            .setBrokerId(brokerId)
+            .setBrokerEpoch(brokerEpoch.getAsLong())
+            .addPartitions(AlterPartitionRequest.PartitionIsr.newBuilder()
+                .setTopicId(ByteString.copyFrom(partition.topicId().bytes()))
+                .setPartition(partition.topicPartition().partition())
+                .setLeaderEpoch(change.leaderEpoch())
+                .setPartitionEpoch(change.partitionEpoch())
+                .addAllNewIsr(change.newIsr()))
+            .build();
+        alterPartition.send(request).whenComplete((response, err) -> {
+            if (err != null || response.getPartitionsCount() == 0) {
+                LOG.warn("{}: ISR change failed: {}", partition.topicPartition(), err != null ? err.toString()
+                    : response.getError().getMessage());
+                partition.completeIsrChange(change, List.of(), -1, false);
+                return;
+            }
+            AlterPartitionResponse.PartitionResult result = response.getPartitions(0);
+            boolean ok = result.getError().getCode() == ErrorCode.NONE;
+            if (!ok) {
+                LOG.info("{}: controller refused the ISR change: {} {}", partition.topicPartition(),
+                    result.getError().getCode(), result.getError().getMessage());
+            }
+            partition.completeIsrChange(change, result.getIsrList(), result.getPartitionEpoch(), ok);
+        });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    /** For the HW checkpoint: every partition's high watermark. */
+    public Map<TopicPartition, Long> highWatermarks() {
+        Map<TopicPartition, Long> out = new HashMap<>();
+        partitions.forEach((tp, p) -> out.put(tp, p.highWatermark()));
+        return out;
+    }
+
+    ReplicaFetcherManager fetcherManager() {
+        return fetcherManager;
+    }
+
+    @Override
+    public void close() {
+        fetcherManager.close();
+        fetchManager.close();
+        for (Partition partition : partitions.values()) {
+            partition.close();
+        }
+    }
+}

@@ -1,0 +1,237 @@
+package io.raftline.broker.rpc;
+
+import io.grpc.stub.StreamObserver;
+import io.raftline.broker.log.LogConfig;
+import io.raftline.broker.replica.ReplicaManager;
+import io.raftline.metadata.image.BrokerRegistration;
+import io.raftline.metadata.image.ConfigResource;
+import io.raftline.metadata.image.MetadataImage;
+import io.raftline.metadata.image.PartitionRegistration;
+import io.raftline.metadata.image.TopicImage;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.broker.BrokerInfo;
+import io.raftline.protocol.broker.DescribeConfigsRequest;
+import io.raftline.protocol.broker.DescribeConfigsResponse;
+import io.raftline.protocol.broker.InitProducerIdRequest;
+import io.raftline.protocol.broker.InitProducerIdResponse;
+import io.raftline.protocol.broker.MetadataRequest;
+import io.raftline.protocol.broker.MetadataResponse;
+import io.raftline.protocol.broker.PartitionMetadata;
+import io.raftline.protocol.broker.TopicMetadata;
+import io.raftline.protocol.controller.AlterConfigsRequest;
+import io.raftline.protocol.controller.AlterConfigsResponse;
+import io.raftline.protocol.controller.AlterPartitionReassignmentsRequest;
+import io.raftline.protocol.controller.AlterPartitionReassignmentsResponse;
+import io.raftline.protocol.controller.CreatableTopic;
+import io.raftline.protocol.controller.CreatePartitionsRequest;
+import io.raftline.protocol.controller.CreatePartitionsResponse;
+import io.raftline.protocol.controller.CreateTopicsRequest;
+import io.raftline.protocol.controller.CreateTopicsResponse;
+import io.raftline.protocol.controller.DeleteTopicsRequest;
+import io.raftline.protocol.controller.DeleteTopicsResponse;
+import io.raftline.protocol.controller.DescribeQuorumRequest;
+import io.raftline.protocol.controller.DescribeQuorumResponse;
+import io.raftline.protocol.controller.ElectLeadersRequest;
+import io.raftline.protocol.controller.ElectLeadersResponse;
+import io.raftline.protocol.metadata.ConfigResourceType;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * The broker's whole gRPC service: the data plane of {@link DataPlaneRpc}, plus Metadata (answered from this
+ * broker's metadata image), InitProducerId, DescribeConfigs, and the admin writes forwarded to the controller.
+ */
+public final class BrokerRpcService extends DataPlaneRpc {
+
+    private final ControllerForwarder controller;
+    private final ProducerIdManager producerIds;
+    private final Map<String, String> brokerConfig;
+    private final boolean autoCreateTopics;
+
+    public BrokerRpcService(ReplicaManager replicaManager, ControllerForwarder controller, ProducerIdManager producerIds,
+                            Map<String, String> brokerConfig, boolean autoCreateTopics) {
+        super(replicaManager);
+        this.controller = controller;
+        this.producerIds = producerIds;
+        this.brokerConfig = brokerConfig;
+        this.autoCreateTopics = autoCreateTopics;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Metadata
+
+    @Override
+    public void metadata(MetadataRequest request, StreamObserver<MetadataResponse> responses) {
+        MetadataImage image = replicaManager.image();
+        MetadataResponse.Builder out = MetadataResponse.newBuilder()
+            .setControllerId(image.controllerId())
+            .setMetadataIndex(image.index());
+        for (BrokerRegistration broker : image.brokers().values()) {
+            BrokerInfo.Builder b = BrokerInfo.newBuilder().setId(broker.id()).setFenced(broker.fenced())
+                .setState(broker.state()).setEpoch(broker.epoch());
+            broker.rackOpt().ifPresent(b::setRack);
+            brokerEndpoint(broker).ifPresent(e -> b.setHost(e.getHost()).setPort(e.getPort()));
+            out.addBrokers(b);
+        }
+        List<String> missing = new ArrayList<>();
+        if (request.getTopicsCount() == 0 || request.getAllTopics()) {
+            for (TopicImage topic : new TreeMap<>(image.topicIdsByName()).keySet().stream()
+                .map(name -> image.topic(name).orElseThrow()).toList()) {
+                out.addTopics(topicMetadata(image, topic));
+            }
+        } else {
+            for (String name : request.getTopicsList()) {
+                TopicImage topic = image.topic(name).orElse(null);
+                if (topic == null) {
+                    missing.add(name);
+                    boolean creating = autoCreateTopics && request.getAllowAutoTopicCreation();
+                    out.addTopics(TopicMetadata.newBuilder().setName(name).setError(creating
+                        ? error(ErrorCode.LEADER_NOT_AVAILABLE, "topic '" + name + "' is being created")
+                        : error(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "topic '" + name + "' does not exist")));
+                } else {
+                    out.addTopics(topicMetadata(image, topic));
+                }
+            }
+        }
+        if (!missing.isEmpty() && autoCreateTopics && request.getAllowAutoTopicCreation()) {
+            CreateTopicsRequest.Builder create = CreateTopicsRequest.newBuilder();
+            for (String name : missing) {
+                create.addTopics(CreatableTopic.newBuilder().setName(name).setNumPartitions(-1).setReplicationFactor(-1));
+            }
+            controller.createTopics(create.build());
+        }
+        responses.onNext(out.build());
+        responses.onCompleted();
+    }
+
+    private static TopicMetadata topicMetadata(MetadataImage image, TopicImage topic) {
+        TopicMetadata.Builder t = TopicMetadata.newBuilder()
+            .setName(topic.name())
+            .setTopicId(bytes(topic.id().bytes()))
+            .setInternal(topic.internal());
+        for (Map.Entry<Integer, PartitionRegistration> e : new TreeMap<>(topic.partitions()).entrySet()) {
+            PartitionRegistration p = e.getValue();
+            PartitionMetadata.Builder pm = PartitionMetadata.newBuilder()
+                .setPartition(e.getKey())
+                .setLeader(p.leader())
+                .setLeaderEpoch(p.leaderEpoch())
+                .addAllReplicas(p.replicas())
+                .addAllIsr(p.isr());
+            for (int replica : p.replicas()) {
+                if (image.broker(replica).map(BrokerRegistration::fenced).orElse(true)) {
+                    pm.addOfflineReplicas(replica);
+                }
+            }
+            if (!p.hasLeader()) {
+                pm.setError(error(ErrorCode.LEADER_NOT_AVAILABLE, "partition " + e.getKey() + " of '" + topic.name()
+                    + "' has no leader"));
+            }
+            t.addPartitions(pm);
+        }
+        return t.build();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Producer ids and configs
+
+    @Override
+    public void initProducerId(InitProducerIdRequest request, StreamObserver<InitProducerIdResponse> responses) {
+        producerIds.next().whenComplete((id, err) -> {
+            InitProducerIdResponse.Builder b = InitProducerIdResponse.newBuilder();
+            if (err != null) {
+                b.setError(error(ErrorCode.COORDINATOR_NOT_AVAILABLE, "no producer id available: " + err.getMessage()))
+                    .setProducerId(-1).setProducerEpoch(-1);
+            } else {
+                b.setProducerId(id).setProducerEpoch(0);
+            }
+            responses.onNext(b.build());
+            responses.onCompleted();
+        });
+    }
+
+    @Override
+    public void describeConfigs(DescribeConfigsRequest request, StreamObserver<DescribeConfigsResponse> responses) {
+        DescribeConfigsResponse.Builder out = DescribeConfigsResponse.newBuilder();
+        MetadataImage image = replicaManager.image();
+        if (request.getResourceType() == ConfigResourceType.TOPIC) {
+            if (image.topic(request.getResourceName()).isEmpty()) {
+                out.setError(error(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "topic '" + request.getResourceName()
+                    + "' does not exist"));
+            } else {
+                Map<String, String> overrides = image.configs(ConfigResource.topic(request.getResourceName()));
+                Map<String, String> defaults = LogConfig.topicDefaults(brokerConfig);
+                for (Map.Entry<String, String> e : defaults.entrySet()) {
+                    String name = e.getKey();
+                    boolean overridden = overrides.containsKey(name);
+                    String brokerKey = LogConfig.brokerKeyFor(name);
+                    String source = overridden ? "topic" : (brokerKey != null && brokerConfig.containsKey(brokerKey)
+                        ? "broker" : "default");
+                    out.addConfigs(DescribeConfigsResponse.ConfigEntry.newBuilder().setName(name)
+                        .setValue(overridden ? overrides.get(name) : e.getValue()).setSource(source).setReadOnly(false));
+                }
+            }
+        } else {
+            for (Map.Entry<String, String> e : new TreeMap<>(brokerConfig).entrySet()) {
+                out.addConfigs(DescribeConfigsResponse.ConfigEntry.newBuilder().setName(e.getKey()).setValue(e.getValue())
+                    .setSource("broker").setReadOnly(true));
+            }
+        }
+        responses.onNext(out.build());
+        responses.onCompleted();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Admin writes: forwarded to the controller
+
+    @Override
+    public void createTopics(CreateTopicsRequest request, StreamObserver<CreateTopicsResponse> responses) {
+        forward(controller::createTopics, request, responses);
+    }
+
+    @Override
+    public void deleteTopics(DeleteTopicsRequest request, StreamObserver<DeleteTopicsResponse> responses) {
+        forward(controller::deleteTopics, request, responses);
+    }
+
+    @Override
+    public void createPartitions(CreatePartitionsRequest request, StreamObserver<CreatePartitionsResponse> responses) {
+        forward(controller::createPartitions, request, responses);
+    }
+
+    @Override
+    public void alterConfigs(AlterConfigsRequest request, StreamObserver<AlterConfigsResponse> responses) {
+        forward(controller::alterConfigs, request, responses);
+    }
+
+    @Override
+    public void electLeaders(ElectLeadersRequest request, StreamObserver<ElectLeadersResponse> responses) {
+        forward(controller::electLeaders, request, responses);
+    }
+
+    @Override
+    public void alterPartitionReassignments(AlterPartitionReassignmentsRequest request,
+                                            StreamObserver<AlterPartitionReassignmentsResponse> responses) {
+        forward(controller::alterPartitionReassignments, request, responses);
+    }
+
+    @Override
+    public void describeQuorum(DescribeQuorumRequest request, StreamObserver<DescribeQuorumResponse> responses) {
+        forward(controller::describeQuorum, request, responses);
+    }
+
+    private static <Q, R> void forward(Function<Q, CompletableFuture<R>> call, Q request, StreamObserver<R> responses) {
+        call.apply(request).whenComplete((response, err) -> {
+            if (err != null) {
+                responses.onError(io.grpc.Status.UNAVAILABLE
+                    .withDescription("the controller could not be reached: " + err.getMessage()).asRuntimeException());
+            } else {
+                responses.onNext(response);
+                responses.onCompleted();
+            }
+        });
+    }
+}

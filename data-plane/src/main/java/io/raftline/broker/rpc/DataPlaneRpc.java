@@ -1,0 +1,307 @@
+package io.raftline.broker.rpc;
+
+import com.google.protobuf.ByteString;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.raftline.broker.log.Log;
+import io.raftline.broker.replica.FetchManager;
+import io.raftline.broker.replica.Partition;
+import io.raftline.broker.replica.ReplicaManager;
+import io.raftline.broker.replica.TopicPartition;
+import io.raftline.metadata.image.BrokerRegistration;
+import io.raftline.metadata.image.MetadataImage;
+import io.raftline.protocol.Error;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.HostPort;
+import io.raftline.protocol.broker.BrokerServiceGrpc;
+import io.raftline.protocol.broker.DescribeLogsRequest;
+import io.raftline.protocol.broker.DescribeLogsResponse;
+import io.raftline.protocol.broker.EpochEndOffset;
+import io.raftline.protocol.broker.FetchRequest;
+import io.raftline.protocol.broker.FetchResponse;
+import io.raftline.protocol.broker.LeaderHint;
+import io.raftline.protocol.broker.ListOffsetsRequest;
+import io.raftline.protocol.broker.ListOffsetsResponse;
+import io.raftline.protocol.broker.OffsetsForLeaderEpochRequest;
+import io.raftline.protocol.broker.OffsetsForLeaderEpochResponse;
+import io.raftline.protocol.broker.ProduceRequest;
+import io.raftline.protocol.broker.ProduceResponse;
+import io.raftline.protocol.metadata.Endpoint;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The data-plane half of the broker's gRPC service (produce, fetch, offsets; {@link BrokerRpcService} adds the rest): thin adapters from wire messages to the replica manager.
+ * Record batches stay bytes: a produce hands the request's bytes to the log, a fetch sends the stored bytes.
+ */
+public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBase {
+
+    /** Requests a produce stream may have in flight before the broker stops reading from it (back-pressure). */
+    static final int MAX_IN_FLIGHT_PER_STREAM = 16;
+
+    protected final ReplicaManager replicaManager;
+
+    protected DataPlaneRpc(ReplicaManager replicaManager) {
+        this.replicaManager = replicaManager;
+    }
+
+    static Error error(ErrorCode code, String message) {
+        return Error.newBuilder().setCode(code).setMessage(message == null ? "" : message).build();
+    }
+
+    static final Error NO_ERROR = Error.getDefaultInstance();
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Produce
+
+    @Override
+    public StreamObserver<ProduceRequest> produce(StreamObserver<ProduceResponse> responses) {
+        ServerCallStreamObserver<ProduceResponse> call = (ServerCallStreamObserver<ProduceResponse>) responses;
+        call.disableAutoRequest();
+        call.request(MAX_IN_FLIGHT_PER_STREAM);
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(ProduceRequest request) {
+                Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
+                for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
+                    // A private copy: the log stamps offsets into these bytes in place.
+                    data.put(new TopicPartition(pd.getTopic(), pd.getPartition()),
+                        ByteBuffer.wrap(pd.getRecords().toByteArray()));
+                }
+                replicaManager.appendRecords(request.getAcks(), Math.max(1, request.getTimeoutMs()), data)
+                    .whenComplete((results, err) -> {
+                        if (request.getAcks() != 0) {
+                            ProduceResponse.Builder b = ProduceResponse.newBuilder()
+                                .setCorrelationId(request.getCorrelationId());
+                            for (TopicPartition tp : data.keySet()) {
+                                ReplicaManager.ProduceResult r = err == null ? results.get(tp)
+                                    : new ReplicaManager.ProduceResult(ErrorCode.UNKNOWN, err.toString(), -1, -1, -1);
+                                ProduceResponse.PartitionResult.Builder pr = ProduceResponse.PartitionResult.newBuilder()
+                                    .setTopic(tp.topic())
+                                    .setPartition(tp.partition())
+                                    .setError(r.error() == ErrorCode.NONE ? NO_ERROR : error(r.error(), r.message()))
+                                    .setBaseOffset(r.baseOffset())
+                                    .setLogAppendTimeMs(r.logAppendTimeMs())
+                                    .setLogStartOffset(r.logStartOffset());
+                                if (r.error() == ErrorCode.NOT_LEADER) {
+                                    leaderHint(tp).ifPresent(pr::setCurrentLeader);
+                                }
+                                b.addPartitions(pr);
+                            }
+                            send(call, b.build());
+                        }
+                        synchronized (call) {
+                            if (!call.isCancelled()) {
+                                call.request(1);
+                            }
+                        }
+                    });
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                // the client went away; in-flight appends finish on their own
+            }
+
+            @Override
+            public void onCompleted() {
+                synchronized (call) {
+                    if (!call.isCancelled()) {
+                        call.onCompleted();
+                    }
+                }
+            }
+        };
+    }
+
+    static <T> void send(ServerCallStreamObserver<T> call, T message) {
+        synchronized (call) {
+            if (!call.isCancelled()) {
+                try {
+                    call.onNext(message);
+                } catch (IllegalStateException e) {
+                    // the stream was closed meanwhile
+                }
+            }
+        }
+    }
+
+    Optional<LeaderHint> leaderHint(TopicPartition tp) {
+        MetadataImage image = replicaManager.image();
+        return image.topic(tp.topic())
+            .map(t -> t.partition(tp.partition()))
+            .filter(p -> p != null && p.hasLeader())
+            .map(p -> {
+                LeaderHint.Builder hint = LeaderHint.newBuilder().setLeaderId(p.leader()).setLeaderEpoch(p.leaderEpoch());
+                image.broker(p.leader()).flatMap(b -> b.endpoint("broker"))
+                    .ifPresent(e -> hint.setEndpoint(HostPort.newBuilder().setHost(e.getHost()).setPort(e.getPort())));
+                return hint.build();
+            });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Fetch
+
+    @Override
+    public StreamObserver<FetchRequest> fetch(StreamObserver<FetchResponse> responses) {
+        ServerCallStreamObserver<FetchResponse> call = (ServerCallStreamObserver<FetchResponse>) responses;
+        return new StreamObserver<>() {
+            @Override
+            public void onNext(FetchRequest request) {
+                List<FetchManager.PartitionFetch> parts = new ArrayList<>(request.getPartitionsCount());
+                for (FetchRequest.FetchPartition p : request.getPartitionsList()) {
+                    parts.add(new FetchManager.PartitionFetch(new TopicPartition(p.getTopic(), p.getPartition()),
+                        p.getFetchOffset(), p.getPartitionMaxBytes(), p.getCurrentLeaderEpoch(), p.getLastFetchedEpoch()));
+                }
+                FetchManager.Request fetch = new FetchManager.Request(request.getReplicaId(), request.getMaxWaitMs(),
+                    request.getMinBytes(), request.getMaxBytes(), parts);
+                replicaManager.fetchManager().fetch(fetch).whenComplete((data, err) -> {
+                    FetchResponse.Builder b = FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId());
+                    if (err != null) {
+                        b.setError(error(ErrorCode.UNKNOWN, err.toString()));
+                    } else {
+                        for (FetchManager.PartitionData pd : data) {
+                            b.addPartitions(toWire(pd));
+                        }
+                    }
+                    send(call, b.build());
+                });
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                // the client went away
+            }
+
+            @Override
+            public void onCompleted() {
+                synchronized (call) {
+                    if (!call.isCancelled()) {
+                        call.onCompleted();
+                    }
+                }
+            }
+        };
+    }
+
+    private FetchResponse.PartitionData toWire(FetchManager.PartitionData pd) {
+        Partition.ReadResult r = pd.result();
+        FetchResponse.PartitionData.Builder b = FetchResponse.PartitionData.newBuilder()
+            .setTopic(pd.tp().topic())
+            .setPartition(pd.tp().partition())
+            .setError(r.error() == ErrorCode.NONE ? NO_ERROR : error(r.error(), r.message()))
+            .setHighWatermark(r.highWatermark())
+            .setLogStartOffset(r.logStartOffset())
+            .setLogEndOffset(r.logEndOffset());
+        if (r.diverging()) {
+            b.setDivergingEpoch(EpochEndOffset.newBuilder().setEpoch(r.divergingEpoch()).setEndOffset(r.divergingEndOffset()));
+        }
+        if (r.data() != null && r.data().sizeInBytes() > 0) {
+            b.setRecords(StoredBytes.of(r.data()));
+        }
+        if (r.error() == ErrorCode.NOT_LEADER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {
+            leaderHint(pd.tp()).ifPresent(b::setCurrentLeader);
+        }
+        return b.build();
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Offsets
+
+    @Override
+    public void listOffsets(ListOffsetsRequest request, StreamObserver<ListOffsetsResponse> responses) {
+        ListOffsetsResponse.Builder out = ListOffsetsResponse.newBuilder();
+        for (ListOffsetsRequest.PartitionQuery q : request.getPartitionsList()) {
+            TopicPartition tp = new TopicPartition(q.getTopic(), q.getPartition());
+            ListOffsetsResponse.PartitionResult.Builder r = ListOffsetsResponse.PartitionResult.newBuilder()
+                .setTopic(q.getTopic()).setPartition(q.getPartition()).setOffset(-1).setTimestamp(-1);
+            Partition partition = replicaManager.partition(tp).orElse(null);
+            if (partition == null || !partition.isLeader() || partition.log() == null) {
+                ReplicaManager.ProduceResult why = partition == null ? replicaManager.notHere(tp)
+                    : new ReplicaManager.ProduceResult(ErrorCode.NOT_LEADER, "not the leader of " + tp, -1, -1, -1);
+                r.setError(error(why.error(), why.message()));
+                leaderHint(tp).ifPresent(r::setCurrentLeader);
+            } else if (q.getCurrentLeaderEpoch() > 0 && q.getCurrentLeaderEpoch() < partition.leaderEpoch()) {
+                r.setError(error(ErrorCode.FENCED_LEADER_EPOCH, "leader epoch " + q.getCurrentLeaderEpoch() + " is stale"));
+            } else {
+                Log log = partition.log();
+                long hw = partition.highWatermark();
+                r.setLeaderEpoch(partition.leaderEpoch());
+                if (q.getTimestamp() == -2) {
+                    r.setOffset(log.logStartOffset());
+                } else if (q.getTimestamp() == -1) {
+                    r.setOffset(request.getReplicaId() >= 0 ? log.logEndOffset() : hw);
+                } else {
+                    log.offsetForTimestamp(q.getTimestamp())
+                        .filter(found -> found.offset() < hw)
+                        .ifPresent(found -> r.setOffset(found.offset()).setTimestamp(found.timestamp()));
+                }
+            }
+            out.addPartitions(r);
+        }
+        responses.onNext(out.build());
+        responses.onCompleted();
+    }
+
+    @Override
+    public void offsetsForLeaderEpoch(OffsetsForLeaderEpochRequest request,
+                                      StreamObserver<OffsetsForLeaderEpochResponse> responses) {
+        OffsetsForLeaderEpochResponse.Builder out = OffsetsForLeaderEpochResponse.newBuilder();
+        for (OffsetsForLeaderEpochRequest.PartitionEpoch q : request.getPartitionsList()) {
+            TopicPartition tp = new TopicPartition(q.getTopic(), q.getPartition());
+            OffsetsForLeaderEpochResponse.PartitionResult.Builder r = OffsetsForLeaderEpochResponse.PartitionResult
+                .newBuilder().setTopic(q.getTopic()).setPartition(q.getPartition()).setLeaderEpoch(-1).setEndOffset(-1);
+            Partition partition = replicaManager.partition(tp).orElse(null);
+            if (partition == null || !partition.isLeader() || partition.log() == null) {
+                r.setError(error(ErrorCode.NOT_LEADER, "broker " + replicaManager.brokerId() + " is not the leader of " + tp));
+            } else if (q.getCurrentLeaderEpoch() >= 0 && q.getCurrentLeaderEpoch() < partition.leaderEpoch()) {
+                r.setError(error(ErrorCode.FENCED_LEADER_EPOCH, "leader epoch " + q.getCurrentLeaderEpoch() + " is stale"));
+            } else {
+                partition.log().endOffsetForEpoch(q.getLeaderEpoch())
+                    .ifPresent(e -> r.setLeaderEpoch(e.epoch()).setEndOffset(e.endOffset()));
+            }
+            out.addPartitions(r);
+        }
+        responses.onNext(out.build());
+        responses.onCompleted();
+    }
+
+    @Override
+    public void describeLogs(DescribeLogsRequest request, StreamObserver<DescribeLogsResponse> responses) {
+        DescribeLogsResponse.Builder out = DescribeLogsResponse.newBuilder();
+        List<TopicPartition> wanted = new ArrayList<>();
+        if (request.getPartitionsCount() == 0) {
+            replicaManager.partitions().forEach(p -> wanted.add(p.topicPartition()));
+        } else {
+            request.getPartitionsList().forEach(p -> wanted.add(new TopicPartition(p.getTopic(), p.getPartition())));
+        }
+        for (TopicPartition tp : wanted) {
+            DescribeLogsResponse.ReplicaLog.Builder r = DescribeLogsResponse.ReplicaLog.newBuilder()
+                .setTopic(tp.topic()).setPartition(tp.partition());
+            Partition partition = replicaManager.partition(tp).orElse(null);
+            if (partition == null || partition.log() == null) {
+                r.setError(error(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "broker " + replicaManager.brokerId()
+                    + " holds no replica of " + tp));
+            } else {
+                Log log = partition.log();
+                r.setLogStartOffset(log.logStartOffset()).setLogEndOffset(log.logEndOffset())
+                    .setHighWatermark(partition.highWatermark()).setSizeBytes(log.size()).setIsLeader(partition.isLeader());
+            }
+            out.addReplicas(r);
+        }
+        responses.onNext(out.build());
+        responses.onCompleted();
+    }
+
+    static Optional<Endpoint> brokerEndpoint(BrokerRegistration broker) {
+        return broker.endpoint("broker");
+    }
+
+    static ByteString bytes(byte[] b) {
+        return ByteString.copyFrom(b);
+    }
+}
