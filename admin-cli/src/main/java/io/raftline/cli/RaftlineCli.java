@@ -1,5 +1,7 @@
 package io.raftline.cli;
 
+import io.raftline.cli.command.QuorumCommand;
+import io.raftline.cli.command.TopicsCommand;
 import io.raftline.cli.command.dev.DevCommand;
 import io.raftline.common.Version;
 import java.io.PrintWriter;
@@ -17,6 +19,8 @@ import picocli.CommandLine.Command;
         RaftlineCli.ServerDoc.class,
         RaftlineCli.StorageDoc.class,
         DevCommand.class,
+        TopicsCommand.class,
+        QuorumCommand.class,
         CommandLine.HelpCommand.class,
     })
 public final class RaftlineCli implements Callable<Integer> {

@@ -1,0 +1,320 @@
+package io.raftline.cli.command;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.raftline.cli.CliException;
+import io.raftline.cli.ClientOptions;
+import io.raftline.cli.output.Json;
+import io.raftline.cli.output.Table;
+import io.raftline.client.admin.Admin;
+import io.raftline.client.admin.AlterConfigOp;
+import io.raftline.client.admin.ConfigEntry;
+import io.raftline.client.admin.ConfigResource;
+import io.raftline.client.admin.ListTopicsOptions;
+import io.raftline.client.admin.NewPartitions;
+import io.raftline.client.admin.NewTopic;
+import io.raftline.client.admin.ReplicaLogInfo;
+import io.raftline.client.admin.TopicDescription;
+import io.raftline.client.admin.TopicListing;
+import io.raftline.client.admin.TopicPartitionInfo;
+import io.raftline.client.common.Node;
+import io.raftline.client.common.TopicPartition;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code raftline topics}: create, list, describe, alter, delete. */
+@Command(name = "topics", description = "Creates, lists, describes, alters and deletes topics.",
+    mixinStandardHelpOptions = true,
+    subcommands = {TopicsCommand.Create.class, TopicsCommand.ListTopics.class, TopicsCommand.Describe.class,
+        TopicsCommand.Alter.class, TopicsCommand.Delete.class})
+public final class TopicsCommand {
+
+    /** How long `describe` waits for a leader's offsets before printing null. */
+    static final Duration OFFSETS_TIMEOUT = Duration.ofSeconds(2);
+
+    @Command(name = "create", mixinStandardHelpOptions = true,
+        description = "Creates a topic; returns once it is in the committed metadata.",
+        footer = {"", "Example:", "  raftline topics create --topic orders --partitions 6 --replication-factor 3 "
+            + "--config retention.ms=86400000"})
+    static final class Create implements Callable<Integer> {
+        @Mixin
+        ClientOptions options;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+        @Option(names = "--topic", required = true, paramLabel = "T")
+        String topic;
+        @Option(names = "--partitions", paramLabel = "P", description = "Default: the broker's num.partitions.")
+        Integer partitions;
+        @Option(names = "--replication-factor", paramLabel = "R",
+            description = "Default: the broker's default.replication.factor.")
+        Short replicationFactor;
+        @Option(names = "--config", paramLabel = "K=V", description = "A topic config override (repeatable).")
+        Map<String, String> configs = new LinkedHashMap<>();
+
+        @Override
+        public Integer call() {
+            try (Admin admin = options.admin()) {
+                NewTopic newTopic = new NewTopic(topic, Optional.ofNullable(partitions), Optional.ofNullable(replicationFactor))
+                    .configs(configs);
+                Futures.get(admin.createTopics(List.of(newTopic)).all());
+                TopicDescription d = Futures.get(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
+                int rf = d.partitions().isEmpty() ? 0 : d.partitions().get(0).replicas().size();
+                PrintWriter out = spec.commandLine().getOut();
+                if (options.json()) {
+                    ObjectNode doc = Json.object().put("ok", true).put("topic", topic).put("topicId", d.topicId())
+                        .put("partitions", d.partitions().size()).put("replicationFactor", rf);
+                    Json.print(out, doc);
+                } else {
+                    out.println("Created topic " + topic + " with " + d.partitions().size() + " partition(s), replication factor "
+                        + rf + ".");
+                    out.flush();
+                }
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "list", mixinStandardHelpOptions = true, description = "Lists the topics.",
+        footer = {"", "Example:", "  raftline topics list --exclude-internal --output json"})
+    static final class ListTopics implements Callable<Integer> {
+        @Mixin
+        ClientOptions options;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+        @Option(names = "--exclude-internal", description = "Leave out __consumer_offsets.")
+        boolean excludeInternal;
+
+        @Override
+        public Integer call() {
+            try (Admin admin = options.admin()) {
+                Collection<TopicListing> listings = Futures.get(admin.listTopics(
+                    new ListTopicsOptions().listInternal(!excludeInternal)).listings());
+                List<TopicListing> sorted = listings.stream().sorted(Comparator.comparing(TopicListing::name)).toList();
+                PrintWriter out = spec.commandLine().getOut();
+                if (options.json()) {
+                    ObjectNode doc = Json.object();
+                    ArrayNode topics = doc.putArray("topics");
+                    for (TopicListing l : sorted) {
+                        topics.addObject().put("topic", l.name()).put("internal", l.isInternal());
+                    }
+                    Json.print(out, doc);
+                } else {
+                    for (TopicListing l : sorted) {
+                        out.println(l.name());
+                    }
+                    out.flush();
+                }
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "describe", mixinStandardHelpOptions = true,
+        description = "Describes topics: per partition the leader, replicas (AR), ISR, OSR and offsets.",
+        footer = {"", "Examples:", "  raftline topics describe --topic orders",
+            "  raftline topics describe --under-replicated-partitions --output json"})
+    static final class Describe implements Callable<Integer> {
+        @Mixin
+        ClientOptions options;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+        @Option(names = "--topic", paramLabel = "T", description = "One topic (default: all).")
+        String topic;
+        @Option(names = "--under-replicated-partitions", description = "Only partitions whose ISR is smaller than their replicas.")
+        boolean underReplicated;
+        @Option(names = "--unavailable-partitions", description = "Only partitions without a live leader.")
+        boolean unavailable;
+        @Option(names = "--exclude-internal", description = "Leave out __consumer_offsets.")
+        boolean excludeInternal;
+
+        @Override
+        public Integer call() {
+            try (Admin admin = options.admin()) {
+                Collection<String> names;
+                if (topic != null) {
+                    names = List.of(topic);
+                } else {
+                    names = new TreeSet<>(Futures.get(admin.listTopics(new ListTopicsOptions().listInternal(!excludeInternal))
+                        .names()));
+                }
+                Map<String, TopicDescription> descriptions = names.isEmpty() ? Map.of()
+                    : Futures.get(admin.describeTopics(names).allTopicNames());
+                Set<Integer> liveBrokers = Futures.get(admin.describeCluster().nodes()).stream()
+                    .map(Node::id).collect(Collectors.toSet());
+                Map<TopicPartition, ReplicaLogInfo> logs = Futures.get(admin.describeLogs(liveBrokers, OFFSETS_TIMEOUT)
+                    .leaderLogs());
+                List<TopicDescription> shown = new ArrayList<>();
+                for (String name : names) {
+                    TopicDescription d = descriptions.get(name);
+                    if (d == null || (excludeInternal && d.internal())) {
+                        continue;
+                    }
+                    List<TopicPartitionInfo> parts = d.partitions().stream().filter(this::matches).toList();
+                    if (!parts.isEmpty() || (!underReplicated && !unavailable)) {
+                        shown.add(new TopicDescription(d.name(), d.internal(), parts, d.topicId()));
+                    }
+                }
+                print(shown, logs);
+            }
+            return 0;
+        }
+
+        private boolean matches(TopicPartitionInfo p) {
+            if (underReplicated && p.isr().size() >= p.replicas().size()) {
+                return false;
+            }
+            if (unavailable && p.leader() != null) {
+                return false;
+            }
+            return true;
+        }
+
+        private void print(List<TopicDescription> topics, Map<TopicPartition, ReplicaLogInfo> logs) {
+            PrintWriter out = spec.commandLine().getOut();
+            if (options.json()) {
+                ObjectNode doc = Json.object();
+                ArrayNode array = doc.putArray("topics");
+                for (TopicDescription d : topics) {
+                    ObjectNode t = array.addObject().put("topic", d.name()).put("topicId", d.topicId()).put("internal", d.internal());
+                    ArrayNode parts = t.putArray("partitions");
+                    for (TopicPartitionInfo p : d.partitions()) {
+                        ObjectNode o = parts.addObject();
+                        o.put("partition", p.partition());
+                        o.put("leader", p.leader() == null ? -1 : p.leader().id());
+                        o.put("leaderEpoch", p.leaderEpoch());
+                        ids(o.putArray("replicas"), p.replicas());
+                        ids(o.putArray("isr"), p.isr());
+                        ids(o.putArray("osr"), osr(p));
+                        ReplicaLogInfo log = p.leader() == null ? null : logs.get(new TopicPartition(d.name(), p.partition()));
+                        if (log == null) {
+                            o.putNull("highWatermark");
+                            o.putNull("logStartOffset");
+                            o.putNull("logEndOffset");
+                        } else {
+                            o.put("highWatermark", log.highWatermark());
+                            o.put("logStartOffset", log.logStartOffset());
+                            o.put("logEndOffset", log.logEndOffset());
+                        }
+                    }
+                }
+                Json.print(out, doc);
+                return;
+            }
+            Table table = new Table("TOPIC", "PARTITION", "LEADER", "EPOCH", "REPLICAS", "ISR", "OSR", "HW", "LOG-START", "LOG-END");
+            for (TopicDescription d : topics) {
+                for (TopicPartitionInfo p : d.partitions()) {
+                    ReplicaLogInfo log = p.leader() == null ? null : logs.get(new TopicPartition(d.name(), p.partition()));
+                    table.row(d.name(), p.partition(), p.leader() == null ? "none" : p.leader().id(), p.leaderEpoch(),
+                        join(p.replicas()), join(p.isr()), join(osr(p)),
+                        log == null ? null : log.highWatermark(), log == null ? null : log.logStartOffset(),
+                        log == null ? null : log.logEndOffset());
+                }
+            }
+            table.print(out);
+        }
+
+        private static List<Node> osr(TopicPartitionInfo p) {
+            Set<Integer> isr = p.isr().stream().map(Node::id).collect(Collectors.toSet());
+            return p.replicas().stream().filter(n -> !isr.contains(n.id())).toList();
+        }
+
+        private static void ids(ArrayNode array, List<Node> nodes) {
+            nodes.forEach(n -> array.add(n.id()));
+        }
+
+        private static String join(List<Node> nodes) {
+            return nodes.stream().map(n -> Integer.toString(n.id())).collect(Collectors.joining(","));
+        }
+    }
+
+    @Command(name = "alter", mixinStandardHelpOptions = true,
+        description = "Adds partitions (they only grow) or changes topic configs.",
+        footer = {"", "Example:", "  raftline topics alter --topic orders --partitions 12 --config retention.ms=3600000"})
+    static final class Alter implements Callable<Integer> {
+        @Mixin
+        ClientOptions options;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+        @Option(names = "--topic", required = true, paramLabel = "T")
+        String topic;
+        @Option(names = "--partitions", paramLabel = "P", description = "The new partition count (more than now).")
+        Integer partitions;
+        @Option(names = "--config", paramLabel = "K=V", description = "A topic config to set (repeatable).")
+        Map<String, String> configs = new LinkedHashMap<>();
+
+        @Override
+        public Integer call() {
+            if (partitions == null && configs.isEmpty()) {
+                throw new CliException("nothing to alter: give --partitions or --config");
+            }
+            try (Admin admin = options.admin()) {
+                if (partitions != null) {
+                    Futures.get(admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(partitions))).all());
+                }
+                if (!configs.isEmpty()) {
+                    List<AlterConfigOp> ops = new ArrayList<>();
+                    configs.forEach((k, v) -> ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SET)));
+                    Futures.get(admin.incrementalAlterConfigs(Map.of(new ConfigResource(ConfigResource.Type.TOPIC, topic), ops))
+                        .all());
+                }
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            if (options.json()) {
+                ObjectNode doc = Json.object().put("ok", true).put("topic", topic);
+                if (partitions != null) {
+                    doc.put("partitions", partitions);
+                }
+                if (!configs.isEmpty()) {
+                    ObjectNode c = doc.putObject("configs");
+                    configs.forEach(c::put);
+                }
+                Json.print(out, doc);
+            } else {
+                out.println("Altered topic " + topic + ".");
+                out.flush();
+            }
+            return 0;
+        }
+    }
+
+    @Command(name = "delete", mixinStandardHelpOptions = true, description = "Deletes a topic and its data on every broker.",
+        footer = {"", "Example:", "  raftline topics delete --topic orders"})
+    static final class Delete implements Callable<Integer> {
+        @Mixin
+        ClientOptions options;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+        @Option(names = "--topic", required = true, paramLabel = "T")
+        String topic;
+
+        @Override
+        public Integer call() {
+            try (Admin admin = options.admin()) {
+                Futures.get(admin.deleteTopics(List.of(topic)).all());
+            }
+            PrintWriter out = spec.commandLine().getOut();
+            if (options.json()) {
+                Json.print(out, Json.object().put("ok", true).put("topic", topic));
+            } else {
+                out.println("Deleted topic " + topic + ".");
+                out.flush();
+            }
+            return 0;
+        }
+    }
+}

@@ -1,0 +1,222 @@
+package io.raftline.tests.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+/**
+ * A real Raftline cluster for tests: every node a separate JVM ({@code raftline server}) on 127.0.0.1 with
+ * free ports, its files in a temp dir. Nodes are combined (broker+controller) by default, or split into
+ * controller-only and broker-only processes. Shaped like {@code MiniCluster.run(n, cluster -> ...)}: build
+ * one per test class, close it at the end.
+ */
+public final class TestCluster implements AutoCloseable {
+
+    /** How a test cluster is laid out. */
+    public static final class Builder {
+        private int combined = 3;
+        private int controllers;
+        private int brokers;
+        private final Map<String, String> overrides = new LinkedHashMap<>();
+        private String heap = "-Xmx256m";
+
+        public Builder combined(int n) {
+            this.combined = n;
+            return this;
+        }
+
+        /** Separate processes: {@code controllers} quorum-only nodes and {@code brokers} broker-only nodes. */
+        public Builder split(int controllerCount, int brokerCount) {
+            this.combined = 0;
+            this.controllers = controllerCount;
+            this.brokers = brokerCount;
+            return this;
+        }
+
+        public Builder config(String key, String value) {
+            overrides.put(key, value);
+            return this;
+        }
+
+        public Builder heap(String heapOpts) {
+            this.heap = heapOpts;
+            return this;
+        }
+
+        public TestCluster start() {
+            TestCluster cluster = new TestCluster(this);
+            try {
+                cluster.startAll();
+            } catch (RuntimeException e) {
+                cluster.close();
+                throw e;
+            }
+            return cluster;
+        }
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    private final Path root;
+    private final Builder spec;
+    private final Map<Integer, TestNode> nodes = new LinkedHashMap<>();
+    private final String clusterId;
+
+    private TestCluster(Builder spec) {
+        this.spec = spec;
+        try {
+            this.root = Files.createTempDirectory("raftline-test-");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        this.clusterId = ClusterIdMaker.make(UUID.randomUUID());
+    }
+
+    private void startAll() {
+        int total = spec.combined > 0 ? spec.combined : spec.controllers + spec.brokers;
+        List<Integer> voterIds = new ArrayList<>();
+        for (int id = 1; id <= total; id++) {
+            boolean controller = spec.combined > 0 || id <= spec.controllers;
+            boolean broker = spec.combined > 0 || id > spec.controllers;
+            int[] ports = freePorts(4);
+            TestNode node = new TestNode(id, root.resolve("node-" + id), controller, broker, ports, spec.heap);
+            nodes.put(id, node);
+            if (controller) {
+                voterIds.add(id);
+            }
+        }
+        StringJoiner voters = new StringJoiner(",");
+        StringJoiner controllerEndpoints = new StringJoiner(",");
+        for (int id : voterIds) {
+            voters.add(id + "@127.0.0.1:" + nodes.get(id).quorumPort());
+            controllerEndpoints.add("127.0.0.1:" + nodes.get(id).controllerPort());
+        }
+        int brokerCount = (int) nodes.values().stream().filter(TestNode::isBroker).count();
+        for (TestNode node : nodes.values()) {
+            Map<String, String> props = new LinkedHashMap<>();
+            props.put("quorum.voters", voters.toString());
+            props.put("controller.bootstrap.servers", controllerEndpoints.toString());
+            props.put("default.replication.factor", Integer.toString(Math.min(3, brokerCount)));
+            props.put("offsets.topic.replication.factor", Integer.toString(Math.min(3, brokerCount)));
+            props.put("offsets.topic.num.partitions", "5");
+            props.put("group.initial.rebalance.delay.ms", "0");
+            props.putAll(spec.overrides);
+            node.writeConfig(props);
+            node.format(clusterId);
+        }
+        for (TestNode node : nodes.values()) {
+            node.start();
+        }
+        awaitReady(Duration.ofSeconds(90));
+    }
+
+    /** Waits until every running node answers /ready. */
+    public void awaitReady(Duration timeout) {
+        for (TestNode node : nodes.values()) {
+            if (node.isRunning()) {
+                await(node::isReady, timeout, "node " + node.id() + " to be ready (log: " + node.logFile() + ")");
+            }
+        }
+    }
+
+    public String bootstrap() {
+        StringJoiner joiner = new StringJoiner(",");
+        for (TestNode node : nodes.values()) {
+            if (node.isBroker()) {
+                joiner.add("127.0.0.1:" + node.brokerPort());
+            }
+        }
+        return joiner.toString();
+    }
+
+    public TestNode node(int id) {
+        TestNode node = nodes.get(id);
+        if (node == null) {
+            throw new IllegalArgumentException("no node " + id);
+        }
+        return node;
+    }
+
+    public List<TestNode> nodes() {
+        return List.copyOf(nodes.values());
+    }
+
+    public String clusterId() {
+        return clusterId;
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    /** Polls {@code condition} every 50 ms until it holds or {@code timeout} passes (then fails with {@code what}). */
+    public static void await(BooleanSupplier condition, Duration timeout, String what) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what);
+            }
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new AssertionError("interrupted waiting for " + what);
+            }
+        }
+    }
+
+    static int[] freePorts(int count) {
+        int[] ports = new int[count];
+        List<ServerSocket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < count; i++) {
+                ServerSocket socket = new ServerSocket();
+                socket.setReuseAddress(true);
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                sockets.add(socket);
+                ports[i] = socket.getLocalPort();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } finally {
+            for (ServerSocket socket : sockets) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // best effort
+                }
+            }
+        }
+        return ports;
+    }
+
+    @Override
+    public void close() {
+        for (TestNode node : nodes.values()) {
+            node.kill();
+        }
+        if (System.getenv("RAFTLINE_KEEP_TEST_DIRS") == null) {
+            try (Stream<Path> walk = Files.walk(root)) {
+                walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException ignored) {
+                // best effort
+            }
+        }
+    }
+}

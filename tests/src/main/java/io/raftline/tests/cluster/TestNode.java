@@ -1,0 +1,261 @@
+package io.raftline.tests.cluster;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.HttpURLConnection;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/** One node process of a {@link TestCluster}: start, stop (SIGTERM), kill -9, pause (SIGSTOP), resume. */
+public final class TestNode {
+
+    private final int id;
+    private final Path dir;
+    private final boolean controller;
+    private final boolean broker;
+    private final int brokerPort;
+    private final int quorumPort;
+    private final int controllerPort;
+    private final int metricsPort;
+    private final String heap;
+    private Process process;
+
+    TestNode(int id, Path dir, boolean controller, boolean broker, int[] ports, String heap) {
+        this.id = id;
+        this.dir = dir;
+        this.controller = controller;
+        this.broker = broker;
+        this.brokerPort = ports[0];
+        this.quorumPort = ports[1];
+        this.controllerPort = ports[2];
+        this.metricsPort = ports[3];
+        this.heap = heap;
+    }
+
+    public int id() {
+        return id;
+    }
+
+    public boolean isBroker() {
+        return broker;
+    }
+
+    public boolean isController() {
+        return controller;
+    }
+
+    public int brokerPort() {
+        return brokerPort;
+    }
+
+    public int quorumPort() {
+        return quorumPort;
+    }
+
+    public int controllerPort() {
+        return controllerPort;
+    }
+
+    public int metricsPort() {
+        return metricsPort;
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public Path configFile() {
+        return dir.resolve("server.properties");
+    }
+
+    public Path logFile() {
+        return dir.resolve("logs/server.log");
+    }
+
+    void writeConfig(Map<String, String> extra) {
+        StringBuilder sb = new StringBuilder();
+        sb.append("node.id=").append(id).append('\n');
+        List<String> roles = new ArrayList<>();
+        if (broker) {
+            roles.add("broker");
+        }
+        if (controller) {
+            roles.add("controller");
+        }
+        sb.append("process.roles=").append(String.join(",", roles)).append('\n');
+        sb.append("log.dirs=").append(dir.resolve("data")).append('\n');
+        sb.append("metadata.dir=").append(dir.resolve("metadata")).append('\n');
+        sb.append("broker.listener=127.0.0.1:").append(brokerPort).append('\n');
+        sb.append("quorum.listener=127.0.0.1:").append(quorumPort).append('\n');
+        sb.append("controller.listener=127.0.0.1:").append(controllerPort).append('\n');
+        sb.append("metrics.listener=127.0.0.1:").append(metricsPort).append('\n');
+        extra.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
+        try {
+            Files.createDirectories(dir.resolve("logs"));
+            Files.writeString(configFile(), sb.toString(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private List<String> javaCommand(String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        for (String opt : heap.split("\\s+")) {
+            if (!opt.isBlank()) {
+                cmd.add(opt);
+            }
+        }
+        cmd.add("-XX:+UseSerialGC");
+        cmd.add("-XX:TieredStopAtLevel=1");
+        cmd.add("-Draftline.log.dir=" + dir.resolve("logs"));
+        cmd.add("-Dlog4j2.configurationFile=raftline-test-node-log4j2.xml");
+        cmd.add("-cp");
+        cmd.add(System.getProperty("java.class.path"));
+        cmd.add("io.raftline.broker.ServerMain");
+        cmd.addAll(List.of(args));
+        return cmd;
+    }
+
+    void format(String clusterId) {
+        try {
+            Process p = new ProcessBuilder(javaCommand("storage", "format", "--config", configFile().toString(),
+                "--cluster-id", clusterId)).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException("format of node " + id + " failed: " + out);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Starts the node process (also to restart it after a stop or kill). */
+    public synchronized void start() {
+        if (process != null && process.isAlive()) {
+            throw new IllegalStateException("node " + id + " is already running");
+        }
+        try {
+            process = new ProcessBuilder(javaCommand("server", "--config", configFile().toString()))
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("logs/console.out").toFile()))
+                .start();
+            process.getOutputStream().close();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    public synchronized boolean isRunning() {
+        return process != null && process.isAlive();
+    }
+
+    public synchronized long pid() {
+        return process == null ? -1 : process.pid();
+    }
+
+    /** GET /ready on the metrics listener is 200. */
+    public boolean isReady() {
+        return httpStatus("/ready") == 200;
+    }
+
+    /** The body of GET /metrics. */
+    public String scrapeMetrics() {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + metricsPort + "/metrics").toURL()
+                .openConnection();
+            c.setConnectTimeout(1000);
+            c.setReadTimeout(5000);
+            try {
+                return new String(c.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    int httpStatus(String path) {
+        try {
+            HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + metricsPort + path).toURL()
+                .openConnection();
+            c.setConnectTimeout(500);
+            c.setReadTimeout(2000);
+            try {
+                return c.getResponseCode();
+            } finally {
+                c.disconnect();
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    /** SIGTERM and wait: a clean, controlled stop. */
+    public synchronized void stop(Duration timeout) {
+        if (process == null) {
+            return;
+        }
+        process.destroy();
+        try {
+            if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                throw new AssertionError("node " + id + " did not stop within " + timeout.toMillis() + " ms");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    public synchronized int exitCode() {
+        return process == null || process.isAlive() ? -1 : process.exitValue();
+    }
+
+    /** kill -9. */
+    public synchronized void kill() {
+        if (process == null) {
+            return;
+        }
+        signal("KILL");
+        process.destroyForcibly();
+        try {
+            process.waitFor(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** SIGSTOP: the process stays but does nothing (a GC pause, a hung host). */
+    public void pause() {
+        signal("STOP");
+    }
+
+    /** SIGCONT. */
+    public void resume() {
+        signal("CONT");
+    }
+
+    private synchronized void signal(String name) {
+        if (process == null || !process.isAlive()) {
+            return;
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).start();
+            kill.waitFor(5, TimeUnit.SECONDS);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
