@@ -1,6 +1,9 @@
 package io.raftline.cli;
 
+import io.raftline.cli.command.ConfigsCommand;
+import io.raftline.cli.command.LeaderElectionCommand;
 import io.raftline.cli.command.QuorumCommand;
+import io.raftline.cli.command.ReassignCommand;
 import io.raftline.cli.command.TopicsCommand;
 import io.raftline.cli.command.dev.DevCommand;
 import io.raftline.common.Version;
@@ -21,6 +24,9 @@ import picocli.CommandLine.Command;
         DevCommand.class,
         TopicsCommand.class,
         QuorumCommand.class,
+        LeaderElectionCommand.class,
+        ReassignCommand.class,
+        ConfigsCommand.class,
         CommandLine.HelpCommand.class,
     })
 public final class RaftlineCli implements Callable<Integer> {

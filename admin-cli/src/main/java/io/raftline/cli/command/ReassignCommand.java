@@ -1,0 +1,216 @@
+package io.raftline.cli.command;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.raftline.cli.CliException;
+import io.raftline.cli.ClientOptions;
+import io.raftline.cli.output.Json;
+import io.raftline.client.admin.Admin;
+import io.raftline.client.admin.NewPartitionReassignment;
+import io.raftline.client.admin.PartitionReassignment;
+import io.raftline.client.admin.TopicDescription;
+import io.raftline.client.admin.TopicPartitionInfo;
+import io.raftline.client.common.Node;
+import io.raftline.client.common.TopicPartition;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code raftline reassign}: moves partition replicas between brokers, as kafka-reassign-partitions. {@code --generate}
+ * prints an even plan; {@code --plan FILE} executes, verifies or cancels one.
+ */
+@Command(name = "reassign", mixinStandardHelpOptions = true, description = "Moves partition replicas between brokers.",
+    footer = {"", "Examples:", "  raftline reassign --generate --topics orders --brokers 1,2,3,4 > plan.json",
+        "  raftline reassign --plan plan.json --execute", "  raftline reassign --plan plan.json --verify"})
+public final class ReassignCommand implements Callable<Integer> {
+
+    @Mixin
+    ClientOptions options;
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Mode mode;
+
+    static final class Mode {
+        @ArgGroup(exclusive = false)
+        Generate generate;
+        @ArgGroup(exclusive = false)
+        WithPlan withPlan;
+    }
+
+    static final class Generate {
+        @Option(names = "--generate", required = true)
+        boolean generate;
+        @Option(names = "--topics", required = true, split = ",", paramLabel = "T[,T...]")
+        List<String> topics;
+        @Option(names = "--brokers", required = true, split = ",", paramLabel = "ID[,ID...]")
+        List<Integer> brokers;
+    }
+
+    static final class WithPlan {
+        @Option(names = "--plan", required = true, paramLabel = "FILE")
+        Path plan;
+        @ArgGroup(exclusive = true, multiplicity = "1")
+        Action action;
+    }
+
+    static final class Action {
+        @Option(names = "--execute", required = true)
+        boolean execute;
+        @Option(names = "--verify", required = true)
+        boolean verify;
+        @Option(names = "--cancel", required = true)
+        boolean cancel;
+    }
+
+    @Override
+    public Integer call() {
+        try (Admin admin = options.admin()) {
+            if (mode.generate != null) {
+                return generate(admin);
+            }
+            Map<TopicPartition, List<Integer>> plan = readPlan(mode.withPlan.plan);
+            if (mode.withPlan.action.execute) {
+                return execute(admin, plan);
+            }
+            if (mode.withPlan.action.verify) {
+                return verify(admin, plan);
+            }
+            return cancel(admin, plan);
+        }
+    }
+
+    private int generate(Admin admin) {
+        if (mode.generate.brokers.isEmpty()) {
+            throw new CliException("--brokers names no broker");
+        }
+        Map<String, TopicDescription> topics = Futures.get(admin.describeTopics(mode.generate.topics).allTopicNames());
+        List<Integer> brokers = mode.generate.brokers;
+        ObjectNode doc = Json.object().put("version", 1);
+        ArrayNode parts = doc.putArray("partitions");
+        int start = 0;
+        for (String name : mode.generate.topics) {
+            TopicDescription d = topics.get(name);
+            for (TopicPartitionInfo p : d.partitions()) {
+                int rf = p.replicas().size();
+                if (rf > brokers.size()) {
+                    throw new CliException("partition " + p.partition() + " of '" + name + "' has " + rf
+                        + " replicas, more than the " + brokers.size() + " broker(s) given");
+                }
+                ObjectNode o = parts.addObject().put("topic", name).put("partition", p.partition());
+                ArrayNode replicas = o.putArray("replicas");
+                for (int r = 0; r < rf; r++) {
+                    replicas.add(brokers.get((start + r) % brokers.size()));
+                }
+                start++;
+            }
+        }
+        Json.print(spec.commandLine().getOut(), doc);
+        return 0;
+    }
+
+    private int execute(Admin admin, Map<TopicPartition, List<Integer>> plan) {
+        Map<TopicPartition, Optional<NewPartitionReassignment>> request = new LinkedHashMap<>();
+        plan.forEach((tp, replicas) -> request.put(tp, Optional.of(new NewPartitionReassignment(replicas))));
+        Futures.get(admin.alterPartitionReassignments(request).all());
+        report("Started the reassignment of " + plan.size() + " partition(s); follow it with --verify.",
+            Json.object().put("ok", true).put("partitions", plan.size()));
+        return 0;
+    }
+
+    private int cancel(Admin admin, Map<TopicPartition, List<Integer>> plan) {
+        Map<TopicPartition, Optional<NewPartitionReassignment>> request = new LinkedHashMap<>();
+        plan.keySet().forEach(tp -> request.put(tp, Optional.empty()));
+        Futures.get(admin.alterPartitionReassignments(request).all());
+        report("Cancelled the reassignment of " + plan.size() + " partition(s).",
+            Json.object().put("ok", true).put("partitions", plan.size()));
+        return 0;
+    }
+
+    private int verify(Admin admin, Map<TopicPartition, List<Integer>> plan) {
+        Map<TopicPartition, PartitionReassignment> ongoing = Futures.get(admin.listPartitionReassignments().reassignments());
+        List<String> topicNames = plan.keySet().stream().map(TopicPartition::topic).distinct().toList();
+        Map<String, TopicDescription> topics = Futures.get(admin.describeTopics(topicNames).allTopicNames());
+        ObjectNode doc = Json.object();
+        ArrayNode moving = doc.putArray("moving");
+        ArrayNode done = doc.putArray("done");
+        ArrayNode mismatched = doc.putArray("mismatched");
+        StringBuilder text = new StringBuilder();
+        for (Map.Entry<TopicPartition, List<Integer>> e : new TreeMap<>(plan).entrySet()) {
+            TopicPartition tp = e.getKey();
+            ObjectNode o = Json.object().put("topic", tp.topic()).put("partition", tp.partition());
+            TopicPartitionInfo info = topics.get(tp.topic()).partitions().stream()
+                .filter(p -> p.partition() == tp.partition()).findFirst()
+                .orElseThrow(() -> new CliException("partition " + tp + " does not exist"));
+            List<Integer> current = info.replicas().stream().map(Node::id).toList();
+            if (ongoing.containsKey(tp)) {
+                PartitionReassignment r = ongoing.get(tp);
+                moving.add(o.put("adding", r.addingReplicas().toString()).put("removing", r.removingReplicas().toString()));
+                text.append(tp).append(": still moving (adding ").append(r.addingReplicas()).append(", removing ")
+                    .append(r.removingReplicas()).append(")\n");
+            } else if (current.equals(e.getValue())) {
+                done.add(o);
+                text.append(tp).append(": done ").append(current).append('\n');
+            } else {
+                mismatched.add(o.put("replicas", current.toString()));
+                text.append(tp).append(": not moving, but replicas are ").append(current).append(", not ")
+                    .append(e.getValue()).append('\n');
+            }
+        }
+        doc.put("complete", moving.isEmpty() && mismatched.isEmpty());
+        report(text.toString().stripTrailing(), doc);
+        return 0;
+    }
+
+    private void report(String text, ObjectNode json) {
+        PrintWriter out = spec.commandLine().getOut();
+        if (options.json()) {
+            Json.print(out, json);
+        } else {
+            out.println(text);
+            out.flush();
+        }
+    }
+
+    static Map<TopicPartition, List<Integer>> readPlan(Path file) {
+        JsonNode root;
+        try {
+            root = Json.MAPPER.readTree(Files.readString(file));
+        } catch (IOException e) {
+            throw new CliException("cannot read the plan " + file + ": " + e.getMessage());
+        }
+        if (root == null || root.path("version").asInt(-1) != 1 || !root.path("partitions").isArray()) {
+            throw new CliException("the plan " + file + " is not {\"version\":1,\"partitions\":[...]}");
+        }
+        Map<TopicPartition, List<Integer>> plan = new LinkedHashMap<>();
+        for (JsonNode p : root.get("partitions")) {
+            if (!p.path("topic").isTextual() || !p.path("partition").isInt() || !p.path("replicas").isArray()) {
+                throw new CliException("the plan " + file + " has an entry without topic, partition and replicas: " + p);
+            }
+            List<Integer> replicas = new ArrayList<>();
+            p.get("replicas").forEach(r -> replicas.add(r.asInt()));
+            if (replicas.isEmpty() || replicas.stream().distinct().count() != replicas.size()) {
+                throw new CliException("the plan " + file + " gives " + p.get("topic").asText() + "-" + p.get("partition").asInt()
+                    + " an empty or repeated replica list " + replicas);
+            }
+            plan.put(new TopicPartition(p.get("topic").asText(), p.get("partition").asInt()), replicas);
+        }
+        return plan;
+    }
+}
