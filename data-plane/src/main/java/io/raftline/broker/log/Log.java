@@ -1,0 +1,714 @@
+package io.raftline.broker.log;
+
+import io.raftline.common.Time;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.record.BatchValidator;
+import io.raftline.record.RecordBatch;
+import io.raftline.record.TimestampType;
+import io.raftline.record.ValidationResult;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One partition replica's log: a directory {@code <topic>-<partition>} of {@link LogSegment}s, the
+ * {@link LeaderEpochCache} and {@code partition.metadata}.
+ *
+ * <p>Threading: one writer at a time (the partition's leader or follower path, plus the background retention,
+ * flush and cleaner tasks) — every mutation holds {@code lock}. Reads take no lock: they work from the published
+ * end ({@code end}, volatile, replaced only after a batch's bytes and index entries are written) and the
+ * concurrent segment map, so a reader never sees a batch past the log end offset. Deleted segment files are
+ * renamed to {@code *.deleted} and closed only after {@code file.delete.delay.ms}, so slices handed to readers stay
+ * readable meanwhile.
+ *
+ * <p>After an I/O error the log goes offline for good: every later call fails with STORAGE_ERROR and the
+ * {@link StorageErrorHandler} (the {@link LogManager}) takes the whole directory offline.
+ */
+public final class Log {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Log.class);
+
+    /** Told about the first I/O error of a log, so the owner can take the directory offline. */
+    public interface StorageErrorHandler {
+        void onStorageError(Log log, IOException error);
+    }
+
+    /** The published end of the log: next offset and where it lies in the active segment. */
+    record EndOffset(long offset, long segmentBaseOffset, int position) {
+    }
+
+    private final String topic;
+    private final int partition;
+    private final byte[] topicId;
+    private final Path dir;
+    private final Time time;
+    private final ScheduledExecutorService scheduler;
+    private final StorageErrorHandler errorHandler;
+    private final LeaderEpochCache epochCache;
+    final ConcurrentSkipListMap<Long, LogSegment> segments;
+    final Object lock = new Object();
+
+    private volatile LogConfig config;
+    private volatile EndOffset end;
+    private volatile long logStartOffset;
+    private volatile long recoveryPoint;
+    private volatile long highWatermark;
+    private volatile boolean offline;
+    private volatile boolean closed;
+    private long unflushedMessages;
+    private long lastFlushMs;
+
+    Log(String topic, int partition, byte[] topicId, Path dir, LogConfig config, Time time, ScheduledExecutorService scheduler,
+        StorageErrorHandler errorHandler, LeaderEpochCache epochCache, ConcurrentSkipListMap<Long, LogSegment> segments,
+        long recoveryPoint) {
+        this.topic = topic;
+        this.partition = partition;
+        this.topicId = topicId;
+        this.dir = dir;
+        this.config = config;
+        this.time = time;
+        this.scheduler = scheduler;
+        this.errorHandler = errorHandler;
+        this.epochCache = epochCache;
+        this.segments = segments;
+        LogSegment active = segments.lastEntry().getValue();
+        this.end = new EndOffset(active.nextOffset(), active.baseOffset(), active.size());
+        this.logStartOffset = segments.firstKey();
+        this.recoveryPoint = Math.min(recoveryPoint, end.offset());
+        this.highWatermark = logStartOffset;
+        this.lastFlushMs = time.milliseconds();
+    }
+
+    /**
+     * Opens (recovering if needed) or creates the log in {@code dir}.
+     *
+     * @param topicId the topic id to record in partition.metadata, or null to keep the stored one
+     * @param cleanShutdown true if the directory's clean-shutdown marker was present: nothing is recovered
+     */
+    public static Log open(Path dir, String topic, int partition, byte[] topicId, LogConfig config, long recoveryPoint,
+                           boolean cleanShutdown, Time time, ScheduledExecutorService scheduler, StorageErrorHandler handler)
+        throws IOException {
+        return LogLoader.load(dir, topic, partition, topicId, config, recoveryPoint, cleanShutdown, time, scheduler, handler);
+    }
+
+    // ---------------------------------------------------------------- appends
+
+    /**
+     * Appends producer batches as the leader: validates them (nothing is written on an error), stamps each batch's
+     * base offset (from the log end offset) and the leader epoch in place, sets LogAppendTime if the topic uses it,
+     * and writes the same bytes. The buffer (position to limit) is modified in place; a read-only buffer is copied.
+     *
+     * @throws LogException CORRUPT_MESSAGE, UNSUPPORTED_FORMAT, MESSAGE_TOO_LARGE or INVALID_RECORD for bad input;
+     *                      STORAGE_ERROR if the log is offline
+     */
+    public LogAppendInfo appendAsLeader(ByteBuffer batches, int leaderEpoch) {
+        ByteBuffer buf = writable(batches);
+        ValidationResult v = BatchValidator.validate(buf, config.maxMessageBytes());
+        if (!v.isOk()) {
+            throw new LogException(v.error(), topicPartition() + ": " + v.message());
+        }
+        synchronized (lock) {
+            checkWritable();
+            long now = time.milliseconds();
+            boolean logAppendTime = config.timestampType() == TimestampType.LOG_APPEND_TIME;
+            long first = end.offset();
+            long next = first;
+            long maxTimestamp = RecordBatch.NO_TIMESTAMP;
+            long offsetOfMax = first;
+            for (int p = buf.position(); p < buf.limit(); ) {
+                RecordBatch batch = RecordBatch.view(buf, p);
+                batch.setBaseOffset(next);
+                batch.setPartitionLeaderEpoch(leaderEpoch);
+                if (logAppendTime) {
+                    batch.setMaxTimestampAndType(now, TimestampType.LOG_APPEND_TIME);
+                }
+                next = batch.lastOffset() + 1;
+                if (batch.maxTimestamp() >= maxTimestamp) {
+                    maxTimestamp = batch.maxTimestamp();
+                    offsetOfMax = batch.lastOffset();
+                }
+                p += batch.sizeInBytes();
+            }
+            try {
+                if (leaderEpoch > epochCache.latestEpoch()) {
+                    epochCache.assign(leaderEpoch, first);
+                }
+                appendBytes(buf, first, next - 1, v.recordCount(), now);
+            } catch (IOException e) {
+                throw storageError("append", e);
+            }
+            return new LogAppendInfo(first, next - 1, maxTimestamp, offsetOfMax, logAppendTime ? now : -1, v.recordCount(),
+                v.batchCount(), v.sizeInBytes(), logStartOffset, v);
+        }
+    }
+
+    /**
+     * Appends batches copied from the leader, offsets and leader epochs as they are. The first batch must start at
+     * or after the log end offset (a compacted leader log may have gaps); the epoch cache learns every new epoch.
+     *
+     * @throws LogException for bad input (nothing written) or an offline log
+     */
+    public LogAppendInfo appendAsFollower(ByteBuffer batches) {
+        ByteBuffer buf = writable(batches);
+        ValidationResult v = BatchValidator.validateReplicated(buf, Math.max(config.maxMessageBytes(), 64 << 20));
+        if (!v.isOk()) {
+            throw new LogException(v.error(), topicPartition() + ": " + v.message());
+        }
+        synchronized (lock) {
+            checkWritable();
+            if (v.firstOffset() < end.offset()) {
+                throw new LogException(ErrorCode.INVALID_RECORD, topicPartition() + ": replicated batch starts at offset "
+                    + v.firstOffset() + ", below the log end offset " + end.offset());
+            }
+            long now = time.milliseconds();
+            long maxTimestamp = RecordBatch.NO_TIMESTAMP;
+            long offsetOfMax = v.firstOffset();
+            try {
+                for (int p = buf.position(); p < buf.limit(); ) {
+                    RecordBatch batch = RecordBatch.view(buf, p);
+                    if (batch.partitionLeaderEpoch() > epochCache.latestEpoch()) {
+                        epochCache.assign(batch.partitionLeaderEpoch(), batch.baseOffset());
+                    }
+                    if (batch.maxTimestamp() >= maxTimestamp) {
+                        maxTimestamp = batch.maxTimestamp();
+                        offsetOfMax = batch.lastOffset();
+                    }
+                    p += batch.sizeInBytes();
+                }
+                appendBytes(buf, v.firstOffset(), v.lastOffset(), v.recordCount(), now);
+            } catch (IOException e) {
+                throw storageError("append", e);
+            }
+            return new LogAppendInfo(v.firstOffset(), v.lastOffset(), maxTimestamp, offsetOfMax, -1, v.recordCount(),
+                v.batchCount(), v.sizeInBytes(), logStartOffset, v);
+        }
+    }
+
+    private static ByteBuffer writable(ByteBuffer batches) {
+        if (!batches.isReadOnly()) {
+            return batches;
+        }
+        ByteBuffer copy = ByteBuffer.allocate(batches.remaining());
+        copy.put(batches.duplicate()).flip();
+        return copy;
+    }
+
+    /** Writes validated batches with final offsets; rolls first if needed. Caller holds the lock. */
+    private void appendBytes(ByteBuffer buf, long firstOffset, long lastOffset, long records, long now) throws IOException {
+        LogSegment segment = maybeRoll(buf.remaining(), firstOffset, lastOffset, now);
+        segment.append(buf, now);
+        end = new EndOffset(lastOffset + 1, segment.baseOffset(), segment.size());
+        unflushedMessages += records;
+        if (unflushedMessages >= config.flushMessages() || now - lastFlushMs >= config.flushMs()) {
+            flush();
+        }
+    }
+
+    private LogSegment maybeRoll(int appendBytes, long firstOffset, long lastOffset, long now) throws IOException {
+        LogSegment active = segments.lastEntry().getValue();
+        LogConfig c = config;
+        boolean full = active.size() > 0 && (long) active.size() + appendBytes > c.segmentBytes();
+        boolean old = active.size() > 0 && now - active.rollBaseMs() >= c.segmentMs();
+        boolean offsetOverflow = lastOffset - active.baseOffset() > Integer.MAX_VALUE;
+        if (!(full || old || offsetOverflow || (active.size() > 0 && active.indexIsFull()))) {
+            return active;
+        }
+        return roll(firstOffset, now);
+    }
+
+    /** Starts a new active segment at {@code baseOffset}. Caller holds the lock. */
+    private LogSegment roll(long baseOffset, long now) throws IOException {
+        LogSegment previous = segments.lastEntry().getValue();
+        if (baseOffset < previous.nextOffset()) {
+            throw new IllegalStateException(topicPartition() + ": roll at " + baseOffset + " below " + previous);
+        }
+        previous.onBecomeInactive();
+        LogSegment next = LogSegment.create(dir, baseOffset, config, now);
+        segments.put(baseOffset, next);
+        LOG.debug("{}: rolled to segment {} after {}", topicPartition(), baseOffset, previous);
+        scheduler.execute(() -> {
+            try {
+                flushUpTo(baseOffset);
+            } catch (LogException e) {
+                LOG.warn("{}: flush after roll failed: {}", topicPartition(), e.getMessage());
+            }
+        });
+        return next;
+    }
+
+    /** Rolls a new segment now if the active one is non-empty (for tests and tools). */
+    public void roll() {
+        synchronized (lock) {
+            checkWritable();
+            LogSegment active = segments.lastEntry().getValue();
+            if (active.isEmpty()) {
+                return;
+            }
+            try {
+                roll(end.offset(), time.milliseconds());
+                end = new EndOffset(end.offset(), end.offset(), 0);
+            } catch (IOException e) {
+                throw storageError("roll", e);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    /**
+     * Reads whole batches starting with the one that holds {@code startOffset}, at most {@code maxBytes} (but at
+     * least one batch if {@code minOneBatch}), none starting at or after {@code maxOffsetExclusive} (the high
+     * watermark for consumers). Returns file slices, nothing decoded; empty at the end of the log.
+     *
+     * @throws LogException OFFSET_OUT_OF_RANGE outside [logStartOffset, logEndOffset]; STORAGE_ERROR if offline
+     */
+    public FetchDataInfo read(long startOffset, int maxBytes, long maxOffsetExclusive, boolean minOneBatch) {
+        for (int attempt = 0; ; attempt++) {
+            checkOnline();
+            EndOffset e = end;
+            long start = logStartOffset;
+            if (startOffset < start || startOffset > e.offset()) {
+                throw new LogException(ErrorCode.OFFSET_OUT_OF_RANGE, topicPartition() + ": offset " + startOffset
+                    + " is outside [" + start + ", " + e.offset() + "]");
+            }
+            long upper = Math.min(maxOffsetExclusive, e.offset());
+            if (startOffset >= upper) {
+                return FetchDataInfo.empty(startOffset);
+            }
+            Map.Entry<Long, LogSegment> entry = segments.floorEntry(startOffset);
+            if (entry == null) {
+                entry = segments.firstEntry();
+            }
+            LogSegment segment = null;
+            try {
+                while (entry != null && entry.getKey() <= e.segmentBaseOffset()) {
+                    segment = entry.getValue();
+                    int maxPosition = segment.baseOffset() == e.segmentBaseOffset() ? e.position() : segment.size();
+                    FileSlice slice = segment.read(startOffset, maxBytes, upper, maxPosition, minOneBatch);
+                    if (slice != null) {
+                        return new FetchDataInfo(startOffset, List.of(slice));
+                    }
+                    entry = segments.higherEntry(entry.getKey());
+                }
+                return FetchDataInfo.empty(startOffset);
+            } catch (IOException ex) {
+                // A segment deleted or replaced under us (its channel closed): try again from the new state.
+                if (attempt < 3 && segment != null && segments.get(segment.baseOffset()) != segment) {
+                    continue;
+                }
+                throw storageError("read", ex);
+            }
+        }
+    }
+
+    /** The first record whose timestamp is >= {@code timestamp}, if any (ListOffsets by time). */
+    public Optional<TimestampOffset> offsetForTimestamp(long timestamp) {
+        checkOnline();
+        EndOffset e = end;
+        try {
+            for (LogSegment segment : segments.values()) {
+                if (segment.baseOffset() > e.segmentBaseOffset()) {
+                    break;
+                }
+                if (segment.largestTimestamp() < timestamp && segment.baseOffset() != e.segmentBaseOffset()) {
+                    continue;
+                }
+                int maxPosition = segment.baseOffset() == e.segmentBaseOffset() ? e.position() : segment.size();
+                TimestampOffset found = segment.findOffsetByTimestamp(timestamp, logStartOffset, maxPosition);
+                if (found != null) {
+                    return Optional.of(found);
+                }
+            }
+            return Optional.empty();
+        } catch (IOException ex) {
+            throw storageError("timestamp lookup", ex);
+        }
+    }
+
+    // ---------------------------------------------------------------- truncation
+
+    /**
+     * Removes every batch whose last offset is >= {@code offset} (a follower after a leader change). The new end is
+     * {@code offset} when it is a batch boundary (the normal case). Also truncates the epoch cache.
+     */
+    public void truncateTo(long offset) {
+        synchronized (lock) {
+            checkWritable();
+            if (offset >= end.offset()) {
+                return;
+            }
+            if (offset <= logStartOffset) {
+                truncateFullyAndStartAt(offset);
+                return;
+            }
+            try {
+                List<LogSegment> removed = new ArrayList<>(segments.tailMap(offset, true).values());
+                for (LogSegment s : removed) {
+                    segments.remove(s.baseOffset());
+                }
+                LogSegment last = segments.lastEntry().getValue();
+                last.truncateTo(offset);
+                if (!removed.isEmpty()) {
+                    last.onBecomeActive(config.segmentIndexBytes());
+                }
+                end = new EndOffset(last.nextOffset(), last.baseOffset(), last.size());
+                epochCache.truncateFromEnd(end.offset());
+                scheduleDeletion(removed);
+                recoveryPoint = Math.min(recoveryPoint, end.offset());
+                highWatermark = Math.min(highWatermark, end.offset());
+                LOG.info("{}: truncated to {} (log end offset now {})", topicPartition(), offset, end.offset());
+            } catch (IOException e) {
+                throw storageError("truncate", e);
+            }
+        }
+    }
+
+    /** Deletes every segment and starts an empty log at {@code offset} (a follower too far behind the leader). */
+    public void truncateFullyAndStartAt(long offset) {
+        synchronized (lock) {
+            checkWritable();
+            try {
+                List<LogSegment> removed = new ArrayList<>(segments.values());
+                for (LogSegment s : removed) {
+                    s.onBecomeInactive();
+                }
+                // renamed first: the new segment may take the same file names
+                scheduleDeletion(removed);
+                LogSegment fresh = LogSegment.create(dir, offset, config, time.milliseconds());
+                segments.put(offset, fresh);
+                segments.headMap(offset, false).clear();
+                segments.tailMap(offset, false).clear();
+                end = new EndOffset(offset, offset, 0);
+                logStartOffset = offset;
+                recoveryPoint = offset;
+                highWatermark = offset;
+                epochCache.clear();
+            } catch (IOException e) {
+                throw storageError("truncate fully", e);
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- retention
+
+    /**
+     * Deletes whole segments past {@code retention.ms} (by their largest timestamp) or beyond
+     * {@code retention.bytes}, oldest first, never the active segment and only below the high watermark; moves the
+     * log start offset. No-op unless cleanup.policy has delete. Returns the segments deleted.
+     */
+    public int deleteOldSegments() {
+        synchronized (lock) {
+            if (offline || closed || !config.deleteEnabled()) {
+                return 0;
+            }
+            LogConfig c = config;
+            long now = time.milliseconds();
+            List<LogSegment> doomed = new ArrayList<>();
+            try {
+                long excess = c.retentionBytes() < 0 ? 0 : size() - c.retentionBytes();
+                List<LogSegment> all = new ArrayList<>(segments.values());
+                for (int i = 0; i < all.size() - 1; i++) {
+                    LogSegment s = all.get(i);
+                    long upper = all.get(i + 1).baseOffset();
+                    if (upper > highWatermark) {
+                        break;
+                    }
+                    boolean expired = c.retentionMs() >= 0 && now - s.largestTimestamp() > c.retentionMs();
+                    boolean tooBig = c.retentionBytes() >= 0 && excess >= s.size();
+                    if (!expired && !tooBig) {
+                        break;
+                    }
+                    doomed.add(s);
+                    excess -= s.size();
+                }
+                if (doomed.isEmpty()) {
+                    return 0;
+                }
+                for (LogSegment s : doomed) {
+                    segments.remove(s.baseOffset());
+                }
+                logStartOffset = segments.firstKey();
+                epochCache.truncateFromStart(logStartOffset);
+                scheduleDeletion(doomed);
+                LOG.info("{}: retention deleted {} segment(s); log start offset now {}", topicPartition(), doomed.size(), logStartOffset);
+                return doomed.size();
+            } catch (IOException e) {
+                throw storageError("retention", e);
+            }
+        }
+    }
+
+    /** Renames segments for deletion and deletes them after file.delete.delay.ms. Caller holds the lock. */
+    private void scheduleDeletion(Collection<LogSegment> doomed) throws IOException {
+        if (doomed.isEmpty()) {
+            return;
+        }
+        for (LogSegment s : doomed) {
+            s.renameForDeletion();
+        }
+        List<LogSegment> copy = List.copyOf(doomed);
+        Runnable delete = () -> {
+            for (LogSegment s : copy) {
+                try {
+                    s.deleteFiles();
+                } catch (IOException e) {
+                    LOG.warn("{}: could not delete {}: {}", topicPartition(), s, e.toString());
+                }
+            }
+        };
+        long delay = config.fileDeleteDelayMs();
+        if (delay == 0) {
+            delete.run();
+        } else {
+            scheduler.schedule(delete, delay, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    // ---------------------------------------------------------------- flush
+
+    /** Writes everything appended so far to disk and moves the recovery point to the log end offset. */
+    public void flush() {
+        flushUpTo(end.offset());
+    }
+
+    /** Flushes if {@code flush.ms} has passed since the last flush and something is unflushed (the periodic task). */
+    public void flushIfDue() {
+        long now = time.milliseconds();
+        if (end.offset() > recoveryPoint && now - lastFlushMs >= config.flushMs()) {
+            flush();
+        }
+    }
+
+    /** Fsyncs the segments holding offsets below {@code offset}, then raises the recovery point to it. */
+    void flushUpTo(long offset) {
+        List<LogSegment> toFlush;
+        long target;
+        synchronized (lock) {
+            if (offline || closed) {
+                return;
+            }
+            target = Math.min(offset, end.offset());
+            if (target <= recoveryPoint) {
+                return;
+            }
+            Long from = segments.floorKey(recoveryPoint);
+            toFlush = new ArrayList<>(segments.subMap(from == null ? segments.firstKey() : from, true, target, false).values());
+            unflushedMessages = 0;
+            lastFlushMs = time.milliseconds();
+        }
+        try {
+            for (LogSegment s : toFlush) {
+                s.flush();
+            }
+        } catch (IOException e) {
+            if (!closed) {
+                throw storageError("flush", e);
+            }
+            return;
+        }
+        synchronized (lock) {
+            if (target > recoveryPoint) {
+                recoveryPoint = target;
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- cleaner support
+
+    /** Inactive segments whose every offset is below the high watermark, oldest first. */
+    List<LogSegment> cleanableSegments() {
+        List<LogSegment> all = new ArrayList<>(segments.values());
+        List<LogSegment> out = new ArrayList<>();
+        for (int i = 0; i < all.size() - 1; i++) {
+            if (all.get(i + 1).baseOffset() > highWatermark) {
+                break;
+            }
+            out.add(all.get(i));
+        }
+        return out;
+    }
+
+    /**
+     * Replaces {@code old} with its cleaned copy (files suffixed ".cleaned", same base offset) unless the segment
+     * was deleted or replaced meanwhile; then the cleaned copy is discarded. Returns whether it was swapped in.
+     */
+    boolean replaceSegment(LogSegment old, LogSegment cleaned) throws IOException {
+        synchronized (lock) {
+            if (offline || closed || segments.get(old.baseOffset()) != old) {
+                cleaned.deleteFiles();
+                return false;
+            }
+            cleaned.onBecomeInactive();
+            cleaned.flush();
+            old.renameForDeletion();
+            cleaned.promoteCleaned();
+            CheckpointFile.fsyncDirectory(dir);
+            segments.put(old.baseOffset(), cleaned);
+            long delay = config.fileDeleteDelayMs();
+            Runnable delete = () -> {
+                try {
+                    old.deleteFiles();
+                } catch (IOException e) {
+                    LOG.warn("{}: could not delete replaced {}: {}", topicPartition(), old, e.toString());
+                }
+            };
+            if (delay == 0) {
+                delete.run();
+            } else {
+                scheduler.schedule(delete, delay, TimeUnit.MILLISECONDS);
+            }
+            return true;
+        }
+    }
+
+    // ---------------------------------------------------------------- state
+
+    public long logEndOffset() {
+        return end.offset();
+    }
+
+    public long logStartOffset() {
+        return logStartOffset;
+    }
+
+    /** Total bytes of all segment files. */
+    public long size() {
+        long total = 0;
+        for (LogSegment s : segments.values()) {
+            total += s.size();
+        }
+        return total;
+    }
+
+    public int numberOfSegments() {
+        return segments.size();
+    }
+
+    /** Every offset below this is on disk (fsynced); recovery after a crash starts here. */
+    public long recoveryPoint() {
+        return recoveryPoint;
+    }
+
+    /** The high watermark as the broker last set it; retention and compaction never pass it. */
+    public long highWatermark() {
+        return highWatermark;
+    }
+
+    /** Sets the high watermark (clamped to [logStartOffset, logEndOffset]); the broker's replica manager owns it. */
+    public void updateHighWatermark(long offset) {
+        synchronized (lock) {
+            highWatermark = Math.max(logStartOffset, Math.min(offset, end.offset()));
+        }
+    }
+
+    /** The latest leader epoch in the epoch cache, -1 if none. */
+    public int latestEpoch() {
+        return epochCache.latestEpoch();
+    }
+
+    /** The largest epoch <= {@code epoch} and its end offset (see {@link LeaderEpochCache#endOffsetFor}). */
+    public Optional<EpochEndOffset> endOffsetForEpoch(int epoch) {
+        return epochCache.endOffsetFor(epoch, end.offset());
+    }
+
+    public LeaderEpochCache epochCache() {
+        return epochCache;
+    }
+
+    public String topic() {
+        return topic;
+    }
+
+    public int partition() {
+        return partition;
+    }
+
+    public byte[] topicId() {
+        return topicId == null ? null : topicId.clone();
+    }
+
+    public Path dir() {
+        return dir;
+    }
+
+    public LogConfig config() {
+        return config;
+    }
+
+    /** Applies changed topic configs; takes effect for the next append, roll, retention and cleaning. */
+    public void updateConfig(LogConfig newConfig) {
+        this.config = newConfig;
+    }
+
+    public boolean isOffline() {
+        return offline;
+    }
+
+    /** Refuses every further operation with STORAGE_ERROR (its directory went offline). */
+    void markOffline() {
+        offline = true;
+    }
+
+    String topicPartition() {
+        return topic + "-" + partition;
+    }
+
+    /** Flushes nothing; trims the active indexes and closes every file. */
+    public void close() {
+        synchronized (lock) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            for (LogSegment s : segments.values()) {
+                try {
+                    s.close();
+                } catch (IOException e) {
+                    LOG.warn("{}: closing {} failed: {}", topicPartition(), s, e.toString());
+                }
+            }
+        }
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    private void checkOnline() {
+        if (offline) {
+            throw new LogException(ErrorCode.STORAGE_ERROR, topicPartition() + ": the log directory " + dir.getParent() + " is offline");
+        }
+        if (closed) {
+            throw new LogException(ErrorCode.STORAGE_ERROR, topicPartition() + ": the log is closed");
+        }
+    }
+
+    private void checkWritable() {
+        checkOnline();
+    }
+
+    private LogException storageError(String what, IOException e) {
+        boolean first = !offline;
+        offline = true;
+        if (first) {
+            LOG.error("{}: I/O error during {}; the log goes offline", topicPartition(), what, e);
+            errorHandler.onStorageError(this, e);
+        }
+        return new LogException(ErrorCode.STORAGE_ERROR, topicPartition() + ": " + what + " failed: " + e, e);
+    }
+
+    @Override
+    public String toString() {
+        return "Log(" + topicPartition() + ", start=" + logStartOffset + ", end=" + end.offset() + ", segments=" + segments.size() + ")";
+    }
+}

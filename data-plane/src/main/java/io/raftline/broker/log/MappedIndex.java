@@ -1,0 +1,181 @@
+package io.raftline.broker.log;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+
+/**
+ * A memory-mapped file of fixed-size entries sorted by a key, searched by binary search; the base of
+ * {@link OffsetIndex} and {@link TimeIndex}. An active index is preallocated to its maximum size (the tail is
+ * zeros and not counted) and trimmed to its entries when its segment stops being active or closes.
+ *
+ * <p>One writer (the log's append path, under the log's lock); lookups from any thread. An entry is written
+ * before the volatile entry count that publishes it, and lookups never read past the count, so a trim (which only
+ * cuts space beyond the entries) never pulls mapped memory from under a reader.
+ */
+abstract class MappedIndex {
+
+    private final int entrySize;
+    protected final long baseOffset;
+    private volatile Path file;
+    private RandomAccessFile raf;
+    protected volatile MappedByteBuffer mmap;
+    protected volatile int entries;
+    private int maxEntries;
+    private final boolean created;
+
+    /**
+     * Opens or creates the index. An existing file's entries are its length / entry size (a trimmed file); callers
+     * check it with {@link #isSane(long)} or rebuild it.
+     */
+    MappedIndex(Path file, long baseOffset, int maxIndexBytes, int entrySize) throws IOException {
+        this.entrySize = entrySize;
+        this.baseOffset = baseOffset;
+        this.file = file;
+        boolean existed = Files.exists(file);
+        this.raf = new RandomAccessFile(file.toFile(), "rw");
+        long length = raf.length();
+        this.created = !existed || length == 0;
+        if (created) {
+            length = roundDown(maxIndexBytes);
+            raf.setLength(length);
+            this.entries = 0;
+        } else {
+            this.entries = (int) (length / entrySize);
+        }
+        map(length);
+    }
+
+    private long roundDown(long bytes) {
+        return Math.max(entrySize, bytes / entrySize * entrySize);
+    }
+
+    private void map(long length) throws IOException {
+        this.mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, length);
+        this.maxEntries = (int) (length / entrySize);
+    }
+
+    /** True if the file did not exist (or was empty) when opened. */
+    boolean wasCreated() {
+        return created;
+    }
+
+    Path file() {
+        return file;
+    }
+
+    int entries() {
+        return entries;
+    }
+
+    boolean isFull() {
+        return entries >= maxEntries;
+    }
+
+    int sizeInBytes() {
+        return entries * entrySize;
+    }
+
+    /** Grows (an index that becomes active) or shrinks the file to {@code maxIndexBytes}, never below its entries. */
+    void resize(int maxIndexBytes) throws IOException {
+        long length = Math.max(roundDown(maxIndexBytes), (long) entries * entrySize);
+        if (length != raf.length()) {
+            mmap.force();
+            raf.setLength(length);
+            map(length);
+        }
+    }
+
+    /** Cuts the preallocated tail so the file holds exactly its entries (on roll and close). */
+    void trimToEntries() throws IOException {
+        long length = (long) entries * entrySize;
+        if (length != raf.length()) {
+            mmap.force();
+            raf.setLength(length);
+            map(Math.max(length, 0));
+        }
+    }
+
+    /** Forgets every entry (before a rebuild). */
+    void reset() {
+        entries = 0;
+    }
+
+    /** Drops entries from {@code index} on. */
+    protected void truncateEntries(int index) {
+        entries = Math.min(entries, Math.max(0, index));
+    }
+
+    protected int entrySize() {
+        return entrySize;
+    }
+
+    void flush() {
+        mmap.force();
+    }
+
+    /** Whether the file length is a whole number of entries and the last entry is plausible for a log of that size. */
+    abstract boolean isSane(long logSizeBytes);
+
+    void renameTo(Path target) throws IOException {
+        Files.move(file, target, StandardCopyOption.REPLACE_EXISTING);
+        file = target;
+    }
+
+    void close() throws IOException {
+        trimToEntries();
+        raf.close();
+    }
+
+    /** Closes without trimming (the file is about to be deleted). */
+    void closeQuietly() {
+        try {
+            raf.close();
+        } catch (IOException ignored) {
+            // closing a file we are deleting: nothing useful to do with the error
+        }
+    }
+
+    boolean fileLengthIsWholeEntries() throws IOException {
+        return raf.length() % entrySize == 0;
+    }
+
+    /** Binary search: the largest entry index whose key is <= target, or -1. */
+    protected int largestLowerBound(long target) {
+        int lo = 0;
+        int hi = entries - 1;
+        int found = -1;
+        while (lo <= hi) {
+            int mid = (lo + hi) >>> 1;
+            if (keyAt(mid) <= target) {
+                found = mid;
+                lo = mid + 1;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return found;
+    }
+
+    /** Binary search: the smallest entry index whose key is >= target, or entries. */
+    protected int smallestUpperBound(long target) {
+        int lo = 0;
+        int hi = entries;
+        while (lo < hi) {
+            int mid = (lo + hi) >>> 1;
+            if (keyAt(mid) < target) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    /** The search key of entry {@code i}. */
+    protected abstract long keyAt(int i);
+}
