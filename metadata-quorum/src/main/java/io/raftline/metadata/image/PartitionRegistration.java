@@ -54,7 +54,7 @@ public record PartitionRegistration(List<Integer> replicas, List<Integer> isr, i
     }
 
     /** The registration after a change record: absent fields keep their value; epochs move as documented. */
-    PartitionRegistration merge(PartitionChangeRecord c) {
+    public PartitionRegistration merge(PartitionChangeRecord c) {
         int newLeader = c.hasLeader() ? c.getLeader() : leader;
         int newLeaderEpoch = newLeader != leader ? leaderEpoch + 1 : leaderEpoch;
         return new PartitionRegistration(

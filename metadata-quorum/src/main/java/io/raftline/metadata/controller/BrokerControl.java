@@ -1,0 +1,201 @@
+package io.raftline.metadata.controller;
+
+import io.raftline.metadata.image.BrokerRegistration;
+import io.raftline.metadata.image.MetadataImage;
+import io.raftline.metadata.image.PartitionRegistration;
+import io.raftline.metadata.image.TopicImage;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.controller.AllocateProducerIdsRequest;
+import io.raftline.protocol.controller.AllocateProducerIdsResponse;
+import io.raftline.protocol.controller.BrokerHeartbeatRequest;
+import io.raftline.protocol.controller.BrokerHeartbeatResponse;
+import io.raftline.protocol.controller.RegisterBrokerRequest;
+import io.raftline.protocol.controller.RegisterBrokerResponse;
+import io.raftline.protocol.metadata.BrokerState;
+import io.raftline.protocol.metadata.BrokerStateRecord;
+import io.raftline.protocol.metadata.MetadataRecord;
+import io.raftline.protocol.metadata.ProducerIdsRecord;
+import io.raftline.protocol.metadata.RegisterBrokerRecord;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntPredicate;
+
+/**
+ * Broker registration and liveness. Heartbeats live here, in the active controller's memory, never in the log;
+ * only state changes are written. Broker states and their transitions (each one a record):
+ *
+ * <pre>
+ *   (register, new incarnation) -> FENCED
+ *   FENCED        -- heartbeat, caught up with the metadata (offset >= its broker epoch) --> ACTIVE
+ *   ACTIVE        -- heartbeat asking for controlled shutdown --> SHUTTING_DOWN (leaderships moved away)
+ *   ACTIVE, SHUTTING_DOWN -- no heartbeat for broker.session.timeout.ms --> FENCED (leaderships moved, out of ISRs)
+ *   FENCED        -- heartbeat with want_fence / want_shutdown --> stays FENCED (may shut down at once)
+ * </pre>
+ *
+ * A controller that has just become active gives every broker one full session timeout from that moment (its
+ * predecessor's heartbeat times are gone). One writer: the controller's event thread.
+ */
+final class BrokerControl {
+
+    private final ControllerConfig config;
+    private final String clusterId;
+    private final PartitionControl partitions;
+    /** Broker id -> monotonic ms of its last accepted heartbeat (or of registration / controller activation). */
+    private final Map<Integer, Long> lastContactMs = new HashMap<>();
+    /** Broker id -> the image index at which its controlled shutdown had moved every leadership away. */
+    private final Map<Integer, Long> shutdownReadyIndex = new HashMap<>();
+
+    BrokerControl(ControllerConfig config, String clusterId, PartitionControl partitions) {
+        this.config = config;
+        this.clusterId = clusterId;
+        this.partitions = partitions;
+    }
+
+    /** Becoming the active controller: every registered broker gets one session timeout of grace from now. */
+    void activate(MetadataImage image, long nowMs) {
+        lastContactMs.clear();
+        shutdownReadyIndex.clear();
+        image.brokers().keySet().forEach(id -> lastContactMs.put(id, nowMs));
+    }
+
+    /** Monotonic ms of the broker's last contact with this controller, or -1 if none. */
+    long lastContactMs(int brokerId) {
+        return lastContactMs.getOrDefault(brokerId, -1L);
+    }
+
+    ControllerResult<RegisterBrokerResponse> register(MetadataImage image, RegisterBrokerRequest req, long nowMs) {
+        RegisterBrokerResponse.Builder resp = RegisterBrokerResponse.newBuilder().setError(Errors.NONE);
+        if (!req.getClusterId().equals(clusterId)) {
+            return ControllerResult.answer(resp.setError(Errors.of(ErrorCode.INCONSISTENT_CLUSTER_ID, "broker "
+                + req.getBrokerId() + " belongs to cluster '" + req.getClusterId() + "', this is '" + clusterId + "'")).build());
+        }
+        if (req.getBrokerId() < 0) {
+            return ControllerResult.answer(resp.setError(Errors.of(ErrorCode.INVALID_REQUEST, "negative broker id")).build());
+        }
+        if (req.getIncarnationId().isEmpty()) {
+            return ControllerResult.answer(resp.setError(Errors.of(ErrorCode.INVALID_REQUEST, "no incarnation id")).build());
+        }
+        if (req.getMaxSupportedMetadataVersion() < image.metadataVersion()) {
+            return ControllerResult.answer(resp.setError(Errors.of(ErrorCode.UNSUPPORTED_VERSION, "broker "
+                + req.getBrokerId() + " supports metadata.version up to " + req.getMaxSupportedMetadataVersion()
+                + "; the cluster is at " + image.metadataVersion())).build());
+        }
+        int id = req.getBrokerId();
+        BrokerRegistration existing = image.broker(id).orElse(null);
+        lastContactMs.put(id, nowMs);
+        shutdownReadyIndex.remove(id);
+        if (existing != null && existing.incarnationId().equals(req.getIncarnationId())) {
+            // A retry of a registration that already committed: answer with the epoch it got.
+            return ControllerResult.answer(resp.setBrokerEpoch(existing.epoch()).build());
+        }
+        List<MetadataRecord> records = new ArrayList<>();
+        if (existing != null) {
+            // The previous incarnation is gone: take it out of every ISR and leadership before it comes back.
+            records.addAll(partitions.removeBroker(image, id, "broker " + id + " restarted"));
+        }
+        records.add(MetadataImage.wrap(MetadataRecord.newBuilder().setRegisterBroker(RegisterBrokerRecord.newBuilder()
+            .setBrokerId(id).setIncarnationId(req.getIncarnationId()).addAllEndpoints(req.getEndpointsList())
+            .setRack(req.getRack()).setFenced(true).addAllLogDirs(req.getLogDirsList()))));
+        return new ControllerResult<>(records, after -> RegisterBrokerResponse.newBuilder().setError(Errors.NONE)
+            .setBrokerEpoch(after.broker(id).map(BrokerRegistration::epoch).orElse(-1L)).build());
+    }
+
+    ControllerResult<BrokerHeartbeatResponse> heartbeat(MetadataImage image, BrokerHeartbeatRequest req, long nowMs) {
+        int id = req.getBrokerId();
+        BrokerRegistration b = image.broker(id).orElse(null);
+        if (b == null) {
+            return ControllerResult.answer(BrokerHeartbeatResponse.newBuilder().setError(Errors.of(
+                ErrorCode.BROKER_ID_NOT_REGISTERED, "broker " + id + " is not registered")).setIsFenced(true).build());
+        }
+        if (b.epoch() != req.getBrokerEpoch()) {
+            return ControllerResult.answer(BrokerHeartbeatResponse.newBuilder().setError(Errors.of(
+                ErrorCode.STALE_BROKER_EPOCH, "broker " + id + " epoch " + req.getBrokerEpoch() + " is not its current "
+                    + b.epoch())).setIsFenced(true).build());
+        }
+        lastContactMs.put(id, nowMs);
+        boolean caughtUp = req.getMetadataOffset() >= b.epoch();
+        List<MetadataRecord> records = new ArrayList<>();
+        boolean shouldShutDown = false;
+        if (b.state() == BrokerState.FENCED) {
+            if (req.getWantShutdown()) {
+                shouldShutDown = true;
+            } else if (caughtUp && !req.getWantFence()) {
+                records.add(stateRecord(b, BrokerState.ACTIVE));
+                IntPredicate usable = PartitionControl.activeIn(image).or(r -> r == id);
+                records.addAll(partitions.electOffline(image, usable));
+            }
+        } else if (req.getWantFence()) {
+            records.addAll(fence(image, id, "broker " + id + " asked to be fenced"));
+        } else if (req.getWantShutdown()) {
+            if (b.state() == BrokerState.ACTIVE) {
+                records.add(stateRecord(b, BrokerState.SHUTTING_DOWN));
+                records.addAll(partitions.removeBroker(image, id, "controlled shutdown of broker " + id));
+            } else if (leadsNothing(image, id)) {
+                long ready = shutdownReadyIndex.computeIfAbsent(id, k -> image.index());
+                shouldShutDown = req.getMetadataOffset() >= ready;
+            }
+        }
+        boolean shutDown = shouldShutDown;
+        return new ControllerResult<>(records, after -> BrokerHeartbeatResponse.newBuilder().setError(Errors.NONE)
+            .setIsCaughtUp(caughtUp)
+            .setIsFenced(after.broker(id).map(BrokerRegistration::fenced).orElse(true))
+            .setShouldShutDown(shutDown).build());
+    }
+
+    private static boolean leadsNothing(MetadataImage image, int id) {
+        for (TopicImage t : image.topicsById().values()) {
+            for (PartitionRegistration p : t.partitions().values()) {
+                if (p.leader() == id) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
+    private static MetadataRecord stateRecord(BrokerRegistration b, BrokerState state) {
+        return MetadataImage.wrap(MetadataRecord.newBuilder().setBrokerState(BrokerStateRecord.newBuilder()
+            .setBrokerId(b.id()).setBrokerEpoch(b.epoch()).setState(state)));
+    }
+
+    List<MetadataRecord> fence(MetadataImage image, int id, String reason) {
+        BrokerRegistration b = image.broker(id).orElseThrow();
+        List<MetadataRecord> out = new ArrayList<>();
+        out.add(stateRecord(b, BrokerState.FENCED));
+        out.addAll(partitions.removeBroker(image, id, reason));
+        return out;
+    }
+
+    /** Fences every unfenced broker whose session expired at {@code nowMs}. */
+    List<MetadataRecord> fenceExpired(MetadataImage image, long nowMs) {
+        List<MetadataRecord> out = new ArrayList<>();
+        for (BrokerRegistration b : image.brokers().values()) {
+            long last = lastContactMs.computeIfAbsent(b.id(), k -> nowMs);
+            if (b.state() != BrokerState.FENCED && nowMs - last > config.brokerSessionTimeoutMs()) {
+                out.addAll(fence(image, b.id(), "broker " + b.id() + " missed its session ("
+                    + (nowMs - last) + " ms without a heartbeat)"));
+                // One broker per entry, so each fencing is decided on an image that includes the previous one.
+                break;
+            }
+        }
+        return out;
+    }
+
+    ControllerResult<AllocateProducerIdsResponse> allocateProducerIds(MetadataImage image,
+                                                                      AllocateProducerIdsRequest req) {
+        BrokerRegistration b = image.broker(req.getBrokerId()).orElse(null);
+        if (b == null || b.epoch() != req.getBrokerEpoch()) {
+            ErrorCode code = b == null ? ErrorCode.BROKER_ID_NOT_REGISTERED : ErrorCode.STALE_BROKER_EPOCH;
+            return ControllerResult.answer(AllocateProducerIdsResponse.newBuilder().setError(Errors.of(code,
+                "broker " + req.getBrokerId() + " epoch " + req.getBrokerEpoch() + " is not registered")).build());
+        }
+        long first = image.nextProducerId();
+        int size = config.producerIdBlockSize();
+        MetadataRecord r = MetadataImage.wrap(MetadataRecord.newBuilder().setProducerIds(ProducerIdsRecord.newBuilder()
+            .setBrokerId(b.id()).setBrokerEpoch(b.epoch()).setNextProducerId(first + size)));
+        return ControllerResult.of(List.of(r), AllocateProducerIdsResponse.newBuilder().setError(Errors.NONE)
+            .setFirstProducerId(first).setBlockSize(size).build());
+    }
+}

@@ -1,0 +1,273 @@
+package io.raftline.metadata.controller;
+
+import io.raftline.common.Uuid;
+import io.raftline.metadata.image.MetadataImage;
+import io.raftline.metadata.image.TopicImage;
+import io.raftline.protocol.Error;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.controller.AlterConfigsRequest;
+import io.raftline.protocol.controller.AlterConfigsResponse;
+import io.raftline.protocol.controller.CreatableTopic;
+import io.raftline.protocol.controller.CreatePartitionsRequest;
+import io.raftline.protocol.controller.CreatePartitionsResponse;
+import io.raftline.protocol.controller.CreateTopicsRequest;
+import io.raftline.protocol.controller.CreateTopicsResponse;
+import io.raftline.protocol.controller.DeleteTopicsRequest;
+import io.raftline.protocol.controller.DeleteTopicsResponse;
+import io.raftline.protocol.metadata.ConfigRecord;
+import io.raftline.protocol.metadata.ConfigResourceType;
+import io.raftline.protocol.metadata.MetadataRecord;
+import io.raftline.protocol.metadata.PartitionRecord;
+import io.raftline.protocol.metadata.RemoveTopicRecord;
+import io.raftline.protocol.metadata.TopicRecord;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.random.RandomGenerator;
+
+/**
+ * Topic decisions: create (Kafka's name rules, partition and replication checks, known configs only), delete,
+ * add partitions, alter configs. Each topic of a request succeeds or fails on its own, as in Kafka; a refused
+ * topic gets one specific error code and writes nothing. Alter configs is all-or-nothing.
+ */
+final class TopicControl {
+
+    private final ControllerConfig config;
+    private final RandomGenerator random;
+
+    TopicControl(ControllerConfig config, RandomGenerator random) {
+        this.config = config;
+        this.random = random;
+    }
+
+    ControllerResult<CreateTopicsResponse> createTopics(MetadataImage image, CreateTopicsRequest request) {
+        List<MetadataRecord> records = new ArrayList<>();
+        CreateTopicsResponse.Builder resp = CreateTopicsResponse.newBuilder().setError(Errors.NONE);
+        Set<String> names = new HashSet<>(image.topicIdsByName().keySet());
+        ReplicaPlacer placer = new ReplicaPlacer(image);
+        for (CreatableTopic topic : request.getTopicsList()) {
+            CreateTopicsResponse.Result.Builder r = CreateTopicsResponse.Result.newBuilder().setName(topic.getName());
+            List<MetadataRecord> topicRecords = new ArrayList<>();
+            Error err = createOne(image, topic, names, placer, topicRecords, r);
+            r.setError(err);
+            if (err.getCode() == ErrorCode.NONE) {
+                names.add(topic.getName());
+                if (!request.getValidateOnly()) {
+                    records.addAll(topicRecords);
+                }
+            }
+            resp.addTopics(r);
+        }
+        return ControllerResult.of(records, resp.build());
+    }
+
+    private Error createOne(MetadataImage image, CreatableTopic topic, Set<String> names, ReplicaPlacer placer,
+                            List<MetadataRecord> out, CreateTopicsResponse.Result.Builder r) {
+        String name = topic.getName();
+        boolean internal = name.equals(TopicNames.CONSUMER_OFFSETS);
+        var bad = TopicNames.validate(name);
+        if (bad.isPresent()) {
+            return Errors.of(ErrorCode.INVALID_TOPIC, bad.get());
+        }
+        if (names.contains(name)) {
+            return Errors.of(ErrorCode.TOPIC_ALREADY_EXISTS, "topic '" + name + "' already exists");
+        }
+        var collision = TopicNames.collision(name, names);
+        if (collision.isPresent()) {
+            return Errors.of(ErrorCode.INVALID_TOPIC, collision.get());
+        }
+        Map<String, String> configs = new TreeMap<>(topic.getConfigsMap());
+        for (Map.Entry<String, String> e : configs.entrySet()) {
+            var err = TopicConfigs.validate(e.getKey(), e.getValue());
+            if (err.isPresent()) {
+                return Errors.of(ErrorCode.INVALID_CONFIG, err.get());
+            }
+        }
+        List<List<Integer>> assignment;
+        if (internal) {
+            // The offsets topic's shape is the cluster's, whatever the asker said.
+            int rf = config.offsetsTopicReplicationFactor();
+            if (rf > placer.usableBrokers()) {
+                return Errors.of(ErrorCode.INVALID_REPLICATION_FACTOR, "offsets.topic.replication.factor " + rf
+                    + " is larger than the " + placer.usableBrokers() + " available brokers");
+            }
+            configs.put(TopicConfigs.CLEANUP_POLICY, "compact");
+            configs.put(TopicConfigs.COMPRESSION_TYPE, "producer");
+            configs.put(TopicConfigs.SEGMENT_BYTES, "104857600");
+            assignment = placer.place(config.offsetsTopicNumPartitions(), rf);
+        } else if (topic.getAssignmentsCount() > 0) {
+            if (topic.getNumPartitions() != -1 || topic.getReplicationFactor() != -1) {
+                return Errors.of(ErrorCode.INVALID_REQUEST, "with explicit assignments, partitions and replication factor"
+                    + " must be -1");
+            }
+            assignment = new ArrayList<>();
+            for (int i = 0; i < topic.getAssignmentsCount(); i++) {
+                CreatableTopic.Assignment a = topic.getAssignments(i);
+                if (a.getPartition() != i) {
+                    return Errors.of(ErrorCode.INVALID_REPLICA_ASSIGNMENT, "assignments must list partitions 0.."
+                        + (topic.getAssignmentsCount() - 1) + " in order");
+                }
+                String why = PartitionControl.checkAssignment(image, a.getReplicasList());
+                if (why == null && a.getReplicasCount() != topic.getAssignments(0).getReplicasCount()) {
+                    why = "every partition must have the same number of replicas";
+                }
+                if (why != null) {
+                    return Errors.of(ErrorCode.INVALID_REPLICA_ASSIGNMENT, "partition " + i + ": " + why);
+                }
+                assignment.add(a.getReplicasList());
+            }
+        } else {
+            int partitions = topic.getNumPartitions() == -1 ? config.numPartitions() : topic.getNumPartitions();
+            int rf = topic.getReplicationFactor() == -1 ? config.defaultReplicationFactor() : topic.getReplicationFactor();
+            if (partitions < 1) {
+                return Errors.of(ErrorCode.INVALID_PARTITIONS, "number of partitions must be at least 1, got " + partitions);
+            }
+            if (rf < 1) {
+                return Errors.of(ErrorCode.INVALID_REPLICATION_FACTOR, "replication factor must be at least 1, got " + rf);
+            }
+            if (rf > placer.usableBrokers()) {
+                return Errors.of(ErrorCode.INVALID_REPLICATION_FACTOR, "replication factor " + rf
+                    + " is larger than the " + placer.usableBrokers() + " available brokers");
+            }
+            assignment = placer.place(partitions, rf);
+        }
+        Uuid id = Uuid.random(random);
+        while (image.topic(id).isPresent()) {
+            id = Uuid.random(random);
+        }
+        out.add(MetadataImage.wrap(MetadataRecord.newBuilder().setTopic(TopicRecord.newBuilder().setName(name)
+            .setTopicId(PartitionControl.idBytes(id)).setInternal(internal))));
+        int minIsr = configs.containsKey(TopicConfigs.MIN_INSYNC_REPLICAS)
+            ? Integer.parseInt(configs.get(TopicConfigs.MIN_INSYNC_REPLICAS).trim())
+            : TopicConfigs.minInsyncReplicas(image, config, name);
+        for (int p = 0; p < assignment.size(); p++) {
+            out.add(partitionRecord(id, p, assignment.get(p), minIsr));
+        }
+        configs.forEach((k, v) -> out.add(configRecord(ConfigResourceType.TOPIC, name, k, v)));
+        r.setTopicId(PartitionControl.idBytes(id)).setNumPartitions(assignment.size())
+            .setReplicationFactor(assignment.get(0).size());
+        return Errors.NONE;
+    }
+
+    private static MetadataRecord partitionRecord(Uuid id, int partition, List<Integer> replicas, int minIsr) {
+        return MetadataImage.wrap(MetadataRecord.newBuilder().setPartition(PartitionRecord.newBuilder()
+            .setTopicId(PartitionControl.idBytes(id)).setPartition(partition).addAllReplicas(replicas).addAllIsr(replicas)
+            .setLeader(replicas.get(0)).setLeaderEpoch(0).setPartitionEpoch(0).setBelowMinIsr(replicas.size() < minIsr)));
+    }
+
+    private static MetadataRecord configRecord(ConfigResourceType type, String resource, String name, String value) {
+        ConfigRecord.Builder c = ConfigRecord.newBuilder().setResourceType(type).setResourceName(resource).setName(name);
+        if (value != null) {
+            c.setValue(value);
+        }
+        return MetadataImage.wrap(MetadataRecord.newBuilder().setConfig(c));
+    }
+
+    ControllerResult<DeleteTopicsResponse> deleteTopics(MetadataImage image, DeleteTopicsRequest request) {
+        List<MetadataRecord> records = new ArrayList<>();
+        DeleteTopicsResponse.Builder resp = DeleteTopicsResponse.newBuilder().setError(Errors.NONE);
+        Set<String> done = new HashSet<>();
+        for (String name : request.getNamesList()) {
+            DeleteTopicsResponse.Result.Builder r = DeleteTopicsResponse.Result.newBuilder().setName(name).setError(Errors.NONE);
+            TopicImage t = image.topic(name).orElse(null);
+            if (t == null || done.contains(name)) {
+                r.setError(Errors.of(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "topic '" + name + "' does not exist"));
+            } else if (t.internal()) {
+                r.setError(Errors.of(ErrorCode.INVALID_TOPIC, "topic '" + name + "' is internal and cannot be deleted"));
+            } else {
+                done.add(name);
+                records.add(MetadataImage.wrap(MetadataRecord.newBuilder().setRemoveTopic(RemoveTopicRecord.newBuilder()
+                    .setTopicId(PartitionControl.idBytes(t.id())))));
+            }
+            resp.addTopics(r);
+        }
+        return ControllerResult.of(records, resp.build());
+    }
+
+    ControllerResult<CreatePartitionsResponse> createPartitions(MetadataImage image, CreatePartitionsRequest request) {
+        List<MetadataRecord> records = new ArrayList<>();
+        CreatePartitionsResponse.Builder resp = CreatePartitionsResponse.newBuilder().setError(Errors.NONE);
+        ReplicaPlacer placer = new ReplicaPlacer(image);
+        Set<String> done = new HashSet<>();
+        for (CreatePartitionsRequest.Topic req : request.getTopicsList()) {
+            CreatePartitionsResponse.Result.Builder r = CreatePartitionsResponse.Result.newBuilder().setName(req.getName())
+                .setError(Errors.NONE);
+            TopicImage t = image.topic(req.getName()).orElse(null);
+            if (t == null) {
+                r.setError(Errors.of(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "topic '" + req.getName() + "' does not exist"));
+            } else if (!done.add(req.getName())) {
+                r.setError(Errors.of(ErrorCode.INVALID_REQUEST, "topic '" + req.getName() + "' is listed twice"));
+            } else if (t.internal()) {
+                r.setError(Errors.of(ErrorCode.INVALID_TOPIC, "the partitions of internal topic '" + t.name()
+                    + "' cannot change"));
+            } else if (req.getCount() <= t.numPartitions()) {
+                r.setError(Errors.of(ErrorCode.INVALID_PARTITIONS, "topic '" + t.name() + "' has " + t.numPartitions()
+                    + " partitions; partitions only grow, so the new count must be larger than that, got " + req.getCount()));
+            } else {
+                int rf = t.partition(0).replicas().size();
+                if (rf > placer.usableBrokers()) {
+                    r.setError(Errors.of(ErrorCode.INVALID_REPLICATION_FACTOR, "replication factor " + rf
+                        + " is larger than the " + placer.usableBrokers() + " available brokers"));
+                } else {
+                    List<List<Integer>> placed = placer.place(req.getCount() - t.numPartitions(), rf);
+                    int minIsr = TopicConfigs.minInsyncReplicas(image, config, t.name());
+                    if (!request.getValidateOnly()) {
+                        for (int i = 0; i < placed.size(); i++) {
+                            records.add(partitionRecord(t.id(), t.numPartitions() + i, placed.get(i), minIsr));
+                        }
+                    }
+                }
+            }
+            resp.addTopics(r);
+        }
+        return ControllerResult.of(records, resp.build());
+    }
+
+    ControllerResult<AlterConfigsResponse> alterConfigs(MetadataImage image, AlterConfigsRequest request) {
+        List<MetadataRecord> records = new ArrayList<>();
+        for (AlterConfigsRequest.Op op : request.getOpsList()) {
+            String value = op.hasValue() ? op.getValue() : null;
+            String why = checkOp(image, op, value);
+            if (why != null) {
+                ErrorCode code = why.startsWith("unknown topic '") ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_CONFIG;
+                return ControllerResult.answer(AlterConfigsResponse.newBuilder().setError(Errors.of(code, why)).build());
+            }
+            records.add(configRecord(op.getResourceType(), op.getResourceName(), op.getName(), value));
+        }
+        return ControllerResult.of(request.getValidateOnly() ? List.of() : records,
+            AlterConfigsResponse.newBuilder().setError(Errors.NONE).build());
+    }
+
+    private static String checkOp(MetadataImage image, AlterConfigsRequest.Op op, String value) {
+        if (op.getResourceType() == ConfigResourceType.TOPIC) {
+            TopicImage t = image.topic(op.getResourceName()).orElse(null);
+            if (t == null) {
+                return "unknown topic '" + op.getResourceName() + "'";
+            }
+            if (!TopicConfigs.isKnown(op.getName())) {
+                return "unknown topic config '" + op.getName() + "'";
+            }
+            if (t.internal() && op.getName().equals(TopicConfigs.CLEANUP_POLICY)) {
+                return "the cleanup.policy of internal topic '" + t.name() + "' cannot change";
+            }
+            return value == null ? null : TopicConfigs.validate(op.getName(), value).orElse(null);
+        }
+        if (op.getResourceType() == ConfigResourceType.BROKER) {
+            String name = op.getResourceName();
+            if (!name.isEmpty() && (!name.chars().allMatch(Character::isDigit)
+                || image.broker(Integer.parseInt(name)).isEmpty())) {
+                return "unknown broker '" + name + "' (use '' for the cluster-wide default)";
+            }
+            var topicName = TopicConfigs.topicNameOfBrokerKey(op.getName());
+            if (topicName.isEmpty()) {
+                return "'" + op.getName() + "' is not a dynamic broker config; dynamic ones are the topic defaults: "
+                    + TopicConfigs.names().stream().map(TopicConfigs::brokerKey).toList();
+            }
+            return value == null ? null : TopicConfigs.validate(topicName.get(), value).orElse(null);
+        }
+        return "unknown config resource type " + op.getResourceType();
+    }
+}
