@@ -1,0 +1,174 @@
+package io.raftline.client.internals.producer;
+
+import io.raftline.client.common.TopicPartition;
+import io.raftline.client.producer.Callback;
+import io.raftline.client.producer.RecordMetadata;
+import io.raftline.record.CompressionType;
+import io.raftline.record.Header;
+import io.raftline.record.RecordBatch;
+import io.raftline.record.RecordBatchBuilder;
+import io.raftline.record.TimestampType;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The records bound for one partition that travel together as one record batch. Application threads append while
+ * the batch is open (under the partition deque's lock); the sender closes it, stamps the idempotent producer's
+ * id, epoch and sequence into the header, sends it, and completes it exactly once. A retried batch is re-sent with
+ * the same bytes and sequence.
+ */
+public final class ProducerBatch {
+
+    /** One appended record's completion. */
+    private record Thunk(CompletableFuture<RecordMetadata> future, Callback callback, long timestamp, int keySize, int valueSize) {
+    }
+
+    final TopicPartition tp;
+    final long createdMs;
+    final int reservedBytes;
+    private final RecordBatchBuilder builder;
+    private final List<Thunk> thunks = new ArrayList<>();
+    private final CompletableFuture<Void> completion = new CompletableFuture<>();
+    private final AtomicBoolean done = new AtomicBoolean();
+    private ByteBuffer built;
+    private long lastAttemptMs;
+    int attempts;
+    boolean retry;
+    boolean inFlight;
+    int baseSequence = RecordBatch.NO_SEQUENCE;
+    long producerId = RecordBatch.NO_PRODUCER_ID;
+    short producerEpoch = RecordBatch.NO_PRODUCER_EPOCH;
+
+    ProducerBatch(TopicPartition tp, CompressionType compression, int reservedBytes, long nowMs) {
+        this.tp = tp;
+        this.createdMs = nowMs;
+        this.lastAttemptMs = nowMs;
+        this.reservedBytes = reservedBytes;
+        this.builder = new RecordBatchBuilder(compression, TimestampType.CREATE_TIME, 0L, RecordBatch.NO_PRODUCER_ID,
+            RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, Math.min(reservedBytes, 1 << 20));
+    }
+
+    /**
+     * Appends a record if it fits within {@code limitBytes} (the first record always fits); returns its future, or
+     * null when the batch is full or already closed.
+     */
+    CompletableFuture<RecordMetadata> tryAppend(long timestamp, byte[] key, byte[] value, Header[] headers, Callback callback,
+                                                int limitBytes) {
+        if (built != null || !builder.hasRoomFor(limitBytes, key, value, headers)) {
+            return null;
+        }
+        builder.append(timestamp, key, value, headers);
+        CompletableFuture<RecordMetadata> f = new CompletableFuture<>();
+        thunks.add(new Thunk(f, callback, timestamp, key == null ? -1 : key.length, value == null ? -1 : value.length));
+        return f;
+    }
+
+    /** Whether another record of typical size would not fit. */
+    boolean isFull(int limitBytes) {
+        return built != null || builder.estimatedSizeInBytes() >= limitBytes;
+    }
+
+    /** Closes the batch to appends and encodes it (compressing if configured). Idempotent. */
+    ByteBuffer close() {
+        if (built == null) {
+            built = builder.build();
+        }
+        return built.duplicate();
+    }
+
+    boolean isClosed() {
+        return built != null;
+    }
+
+    /**
+     * Writes the idempotent producer's identity and the batch's first sequence into the encoded header and
+     * recomputes the CRC (which covers those fields). The header layout is the codec's ({@link RecordBatch}
+     * offsets); this only fills fields the builder left at "none".
+     */
+    void stampProducerState(long pid, short epoch, int sequence) {
+        ByteBuffer buf = close();
+        buf.putLong(RecordBatch.PRODUCER_ID_OFFSET, pid);
+        buf.putShort(RecordBatch.PRODUCER_EPOCH_OFFSET, epoch);
+        buf.putInt(RecordBatch.BASE_SEQUENCE_OFFSET, sequence);
+        RecordBatch view = RecordBatch.view(buf, 0);
+        buf.putInt(RecordBatch.CRC_OFFSET, (int) view.computeChecksum());
+        this.producerId = pid;
+        this.producerEpoch = epoch;
+        this.baseSequence = sequence;
+    }
+
+    /** Forgets the stamped sequence, after an epoch bump: the batch gets a new one when drained next. */
+    void clearSequence() {
+        baseSequence = RecordBatch.NO_SEQUENCE;
+        producerId = RecordBatch.NO_PRODUCER_ID;
+        producerEpoch = RecordBatch.NO_PRODUCER_EPOCH;
+    }
+
+    boolean hasSequence() {
+        return baseSequence != RecordBatch.NO_SEQUENCE;
+    }
+
+    int recordCount() {
+        return thunks.size();
+    }
+
+    /** The encoded size (estimated while open). */
+    int sizeInBytes() {
+        return built != null ? built.remaining() : builder.estimatedSizeInBytes();
+    }
+
+    long lastAttemptMs() {
+        return lastAttemptMs;
+    }
+
+    void attempted(long nowMs) {
+        lastAttemptMs = nowMs;
+        attempts++;
+    }
+
+    /** Completes when the batch is done, either way. */
+    CompletableFuture<Void> completion() {
+        return completion;
+    }
+
+    boolean isDone() {
+        return done.get();
+    }
+
+    /**
+     * Completes every record: success with {@code baseOffset} (-1 for acks=0) and the broker's append time
+     * ({@code -1}: the records' own timestamps), or failure. Callbacks run here, in append order. Only the first
+     * call has an effect.
+     *
+     * @return whether this call completed the batch
+     */
+    boolean complete(long baseOffset, long logAppendTimeMs, RuntimeException error) {
+        if (!done.compareAndSet(false, true)) {
+            return false;
+        }
+        for (int i = 0; i < thunks.size(); i++) {
+            Thunk t = thunks.get(i);
+            long offset = baseOffset < 0 ? RecordMetadata.UNKNOWN_OFFSET : baseOffset + i;
+            long ts = logAppendTimeMs >= 0 ? logAppendTimeMs : t.timestamp;
+            RecordMetadata md = new RecordMetadata(tp, error == null ? offset : RecordMetadata.UNKNOWN_OFFSET, ts, t.keySize, t.valueSize);
+            if (t.callback != null) {
+                t.callback.onCompletion(md, error);
+            }
+            if (error == null) {
+                t.future.complete(md);
+            } else {
+                t.future.completeExceptionally(error);
+            }
+        }
+        completion.complete(null);
+        return true;
+    }
+
+    @Override
+    public String toString() {
+        return "ProducerBatch(" + tp + ", records=" + thunks.size() + ", seq=" + baseSequence + ", attempts=" + attempts + ")";
+    }
+}
