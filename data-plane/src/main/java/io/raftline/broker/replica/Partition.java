@@ -1,5 +1,6 @@
 package io.raftline.broker.replica;
 
+import io.raftline.broker.log.EpochEndOffset;
 import io.raftline.broker.log.FetchDataInfo;
 import io.raftline.broker.log.Log;
 import io.raftline.broker.log.LogAppendInfo;
@@ -46,6 +47,8 @@ public final class Partition {
             return divergingEpoch >= 0;
         }
     }
+
+    private static final int PRODUCER_STATE_SCAN_BYTES = 1 << 20;
 
     private record PendingAck(long requiredOffset, int minIsr, CompletableFuture<ErrorCode> future) {
     }
@@ -168,10 +171,9 @@ public final class Partition {
                         followers.put(replica, new FollowerState(replica, now));
                     }
                 }
-                partitionLog.assignEpochStartOffset(leaderEpoch, partitionLog.logEndOffset());
                 leaderEpochStartOffset = partitionLog.logEndOffset();
                 // Never behind what this replica already knew was committed.
-                highWatermark = Math.min(Math.max(highWatermark, initialHighWatermark), partitionLog.logEndOffset());
+                setHighWatermarkLocked(Math.min(Math.max(highWatermark, initialHighWatermark), partitionLog.logEndOffset()));
             } else {
                 pendingIsr = null;
                 for (int replica : reg.replicas()) {
@@ -205,7 +207,7 @@ public final class Partition {
             this.leader = false;
             this.pendingIsr = null;
             followers.clear();
-            highWatermark = Math.min(Math.max(highWatermark, initialHighWatermark), partitionLog.logEndOffset());
+            setHighWatermarkLocked(Math.min(Math.max(highWatermark, initialHighWatermark), partitionLog.logEndOffset()));
             failed = drainPendingLocked();
         }
         completeAll(failed, ErrorCode.NOT_LEADER);
@@ -316,7 +318,7 @@ public final class Partition {
         long logStart = l.logStartOffset();
         long logEnd = l.logEndOffset();
         if (follower && lastFetchedEpoch >= 0) {
-            Optional<Log.EpochEndOffset> end = l.endOffsetForEpoch(lastFetchedEpoch);
+            Optional<EpochEndOffset> end = l.endOffsetForEpoch(lastFetchedEpoch);
             if (end.isPresent() && (end.get().epoch() != lastFetchedEpoch || end.get().endOffset() < fetchOffset)) {
                 return new ReadResult(ErrorCode.NONE, null, hw, logStart, logEnd, null, end.get().epoch(),
                     end.get().endOffset());
@@ -357,6 +359,14 @@ public final class Partition {
         }
     }
 
+    /** Moves the high watermark (never back while leader) and tells the log, which persists and honours it. */
+    private void setHighWatermarkLocked(long hw) {
+        highWatermark = hw;
+        if (log != null) {
+            log.updateHighWatermark(hw);
+        }
+    }
+
     private void maybeIncrementHighWatermarkLocked() {
         if (!leader || log == null) {
             return;
@@ -375,7 +385,7 @@ public final class Partition {
             newHw = Math.min(newHw, Math.max(leo, 0));
         }
         if (newHw > highWatermark) {
-            highWatermark = newHw;
+            setHighWatermarkLocked(newHw);
             List<PendingAck> done = completeUpToLocked(newHw);
             for (PendingAck ack : done) {
                 ack.future().complete(isr.size() >= ack.minIsr() ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
@@ -520,7 +530,10 @@ public final class Partition {
                     producerState.update(batch, batch.baseOffset(), batch.lastOffset());
                 }
             }
-            highWatermark = Math.max(highWatermark, Math.min(leaderHighWatermark, l.logEndOffset()));
+            long hw = Math.max(highWatermark, Math.min(leaderHighWatermark, l.logEndOffset()));
+            if (hw != highWatermark) {
+                setHighWatermarkLocked(hw);
+            }
         }
     }
 
@@ -533,7 +546,7 @@ public final class Partition {
             if (offset < log.logEndOffset()) {
                 log.truncateTo(offset);
                 producerState.truncateTo(offset);
-                highWatermark = Math.min(highWatermark, offset);
+                setHighWatermarkLocked(Math.min(highWatermark, offset));
             }
         }
     }
@@ -545,15 +558,31 @@ public final class Partition {
             }
             log.truncateFullyAndStartAt(offset);
             producerState.clear();
-            highWatermark = offset;
+            setHighWatermarkLocked(offset);
         }
     }
 
-    /** Rebuilds the idempotent-producer state from the log's batch headers (at start). */
+    /**
+     * Rebuilds the idempotent-producer state from the log's batches (when the replica is first loaded). It reads
+     * the whole log: producer-state snapshots would bound this; until then start time grows with the log.
+     */
     public void loadProducerState(Log partitionLog) {
         synchronized (lock) {
             producerState.clear();
-            partitionLog.forEachBatchHeader(batch -> producerState.update(batch, batch.baseOffset(), batch.lastOffset()));
+            long offset = partitionLog.logStartOffset();
+            long end = partitionLog.logEndOffset();
+            while (offset < end) {
+                ByteBuffer chunk = partitionLog.read(offset, PRODUCER_STATE_SCAN_BYTES, end, true).readIntoBuffer();
+                long next = offset;
+                for (RecordBatch batch : Records.batches(chunk)) {
+                    producerState.update(batch, batch.baseOffset(), batch.lastOffset());
+                    next = batch.nextOffset();
+                }
+                if (next == offset) {
+                    break;
+                }
+                offset = next;
+            }
         }
     }
 

@@ -3,6 +3,7 @@ package io.raftline.broker.replica;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
+import io.raftline.broker.log.EpochEndOffset;
 import io.raftline.broker.log.Log;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
@@ -210,8 +211,8 @@ final class ReplicaFetcher implements AutoCloseable {
     private void truncateOnDivergence(TopicPartition tp, Partition partition, int divergingEpoch, long leaderEnd,
                                       int expectedEpoch) {
         Log log = partition.log();
-        Optional<Log.EpochEndOffset> local = log.endOffsetForEpoch(divergingEpoch);
-        long localEnd = local.map(Log.EpochEndOffset::endOffset).orElse(log.logStartOffset());
+        Optional<EpochEndOffset> local = log.endOffsetForEpoch(divergingEpoch);
+        long localEnd = local.map(EpochEndOffset::endOffset).orElse(log.logStartOffset());
         long target = Math.min(leaderEnd, localEnd);
         LOG.info("{}: log diverged from leader {} at epoch {}: truncating from {} to {}", tp, leaderId, divergingEpoch,
             log.logEndOffset(), target);

@@ -169,7 +169,7 @@ public final class ReplicaManager implements AutoCloseable {
         if (partition.log() == null) {
             partition.loadProducerState(log);
         }
-        long checkpointedHw = logManager.highWatermark(tp.topic(), tp.partition());
+        long checkpointedHw = log.highWatermark();
         if (reg.leader() == brokerId) {
             fetcherManager.removePartition(tp);
             if (partition.makeLeader(topic.id(), reg, log, checkpointedHw)) {
@@ -328,13 +328,6 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     // ---------------------------------------------------------------------------------------------------------
-
-    /** For the HW checkpoint: every partition's high watermark. */
-    public Map<TopicPartition, Long> highWatermarks() {
-        Map<TopicPartition, Long> out = new HashMap<>();
-        partitions.forEach((tp, p) -> out.put(tp, p.highWatermark()));
-        return out;
-    }
 
     ReplicaFetcherManager fetcherManager() {
         return fetcherManager;

@@ -35,7 +35,8 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The data-plane half of the broker's gRPC service (produce, fetch, offsets; {@link BrokerRpcService} adds the rest): thin adapters from wire messages to the replica manager.
+ * The data-plane half of the broker's gRPC service (produce, fetch, offsets; {@link BrokerRpcService} adds
+ * the rest): thin adapters from wire messages to the replica manager.
  * Record batches stay bytes: a produce hands the request's bytes to the log, a fetch sends the stored bytes.
  */
 public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBase {
