@@ -39,7 +39,7 @@ abstract class MappedIndex {
         boolean existed = Files.exists(file);
         this.raf = new RandomAccessFile(file.toFile(), "rw");
         long length = raf.length();
-        this.created = !existed || length == 0;
+        this.created = !existed;
         if (created) {
             length = roundDown(maxIndexBytes);
             raf.setLength(length);
@@ -59,7 +59,7 @@ abstract class MappedIndex {
         this.maxEntries = (int) (length / entrySize);
     }
 
-    /** True if the file did not exist (or was empty) when opened. */
+    /** True if the file did not exist when opened. */
     boolean wasCreated() {
         return created;
     }

@@ -1,0 +1,357 @@
+package io.raftline.metadata.quorum;
+
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import io.raftline.metadata.controller.Controller;
+import io.raftline.metadata.controller.ControllerResult;
+import io.raftline.metadata.controller.Errors;
+import io.raftline.metadata.image.MetadataImage;
+import io.raftline.protocol.Error;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.HostPort;
+import io.raftline.protocol.controller.AddVoterRequest;
+import io.raftline.protocol.controller.AddVoterResponse;
+import io.raftline.protocol.controller.AllocateProducerIdsRequest;
+import io.raftline.protocol.controller.AllocateProducerIdsResponse;
+import io.raftline.protocol.controller.AlterConfigsRequest;
+import io.raftline.protocol.controller.AlterConfigsResponse;
+import io.raftline.protocol.controller.AlterPartitionReassignmentsRequest;
+import io.raftline.protocol.controller.AlterPartitionReassignmentsResponse;
+import io.raftline.protocol.controller.AlterPartitionRequest;
+import io.raftline.protocol.controller.AlterPartitionResponse;
+import io.raftline.protocol.controller.BrokerHeartbeatRequest;
+import io.raftline.protocol.controller.BrokerHeartbeatResponse;
+import io.raftline.protocol.controller.ControllerHint;
+import io.raftline.protocol.controller.ControllerServiceGrpc;
+import io.raftline.protocol.controller.CreatePartitionsRequest;
+import io.raftline.protocol.controller.CreatePartitionsResponse;
+import io.raftline.protocol.controller.CreateTopicsRequest;
+import io.raftline.protocol.controller.CreateTopicsResponse;
+import io.raftline.protocol.controller.DeleteTopicsRequest;
+import io.raftline.protocol.controller.DeleteTopicsResponse;
+import io.raftline.protocol.controller.DescribeQuorumRequest;
+import io.raftline.protocol.controller.DescribeQuorumResponse;
+import io.raftline.protocol.controller.ElectLeadersRequest;
+import io.raftline.protocol.controller.ElectLeadersResponse;
+import io.raftline.protocol.controller.FetchMetadataRequest;
+import io.raftline.protocol.controller.FetchMetadataResponse;
+import io.raftline.protocol.controller.ReadIndexRequest;
+import io.raftline.protocol.controller.ReadIndexResponse;
+import io.raftline.protocol.controller.RegisterBrokerRequest;
+import io.raftline.protocol.controller.RegisterBrokerResponse;
+import io.raftline.protocol.controller.RemoveVoterRequest;
+import io.raftline.protocol.controller.RemoveVoterResponse;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
+import org.apache.ratis.protocol.RaftPeer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The gRPC ControllerService on controller.listener. On the active controller, writes run through
+ * {@link ActiveController} and are answered after their records commit; elsewhere they are answered
+ * NOT_CONTROLLER with a hint naming the controller this node knows. FetchMetadata and ReadIndex are served by
+ * every quorum node. No blocking work on gRPC's threads: decisions run on the controller thread, membership
+ * changes on a separate admin thread.
+ */
+public final class ControllerServer implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ControllerServer.class);
+
+    private final QuorumServer quorum;
+    private final MetadataStateMachine stateMachine;
+    private final ActiveController active;
+    private final MetadataStreams streams;
+    private final ExecutorService admin;
+    private final Server server;
+
+    ControllerServer(String host, int port, QuorumServer quorum, MetadataStateMachine stateMachine, ActiveController active,
+                     MetadataStreams streams, int nodeId) {
+        this.quorum = quorum;
+        this.stateMachine = stateMachine;
+        this.active = active;
+        this.streams = streams;
+        this.admin = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "quorum-admin-" + nodeId);
+            t.setDaemon(true);
+            return t;
+        });
+        this.server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port)).addService(new Service())
+            .maxInboundMessageSize(64 << 20).build();
+    }
+
+    void start() throws IOException {
+        server.start();
+    }
+
+    public int port() {
+        return server.getPort();
+    }
+
+    ControllerHint hint() {
+        MetadataImage image = stateMachine.image();
+        ControllerHint.Builder h = ControllerHint.newBuilder().setControllerId(image.controllerId());
+        if (image.controllerEndpoint().getPort() > 0) {
+            h.setControllerEndpoint(HostPort.newBuilder().setHost(image.controllerEndpoint().getHost())
+                .setPort(image.controllerEndpoint().getPort()));
+        }
+        return h.build();
+    }
+
+    static Error errorOf(Throwable t) {
+        Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        if (cause instanceof NotControllerException) {
+            return Errors.of(ErrorCode.NOT_CONTROLLER, cause.getMessage());
+        }
+        LOG.error("controller request failed", cause);
+        return Errors.of(ErrorCode.UNKNOWN, String.valueOf(cause));
+    }
+
+    /**
+     * Runs a decision on the active controller and answers: {@code finish} stamps the hint and the entry index on
+     * the decided response; {@code failure} builds the response for an error.
+     */
+    private <T> void decide(StreamObserver<T> obs, Function<Controller, Function<MetadataImage, ControllerResult<T>>> decision,
+                            BiFunction<T, Long, T> finish, Function<Error, T> failure) {
+        active.submit(decision.apply(active.controller())).whenComplete((c, err) -> {
+            T resp = err == null ? finish.apply(c.response(), c.index()) : failure.apply(errorOf(err));
+            obs.onNext(resp);
+            obs.onCompleted();
+        });
+    }
+
+    private final class Service extends ControllerServiceGrpc.ControllerServiceImplBase {
+
+        @Override
+        public void registerBroker(RegisterBrokerRequest req, StreamObserver<RegisterBrokerResponse> obs) {
+            decide(obs, c -> image -> c.registerBroker(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
+                e -> RegisterBrokerResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void brokerHeartbeat(BrokerHeartbeatRequest req, StreamObserver<BrokerHeartbeatResponse> obs) {
+            decide(obs, c -> image -> c.brokerHeartbeat(image, req), (r, i) -> r.toBuilder().setController(hint()).build(),
+                e -> BrokerHeartbeatResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void alterPartition(AlterPartitionRequest req, StreamObserver<AlterPartitionResponse> obs) {
+            decide(obs, c -> image -> c.alterPartition(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
+                e -> AlterPartitionResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void allocateProducerIds(AllocateProducerIdsRequest req, StreamObserver<AllocateProducerIdsResponse> obs) {
+            decide(obs, c -> image -> c.allocateProducerIds(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
+                e -> AllocateProducerIdsResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void createTopics(CreateTopicsRequest req, StreamObserver<CreateTopicsResponse> obs) {
+            decide(obs, c -> image -> c.createTopics(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
+                e -> CreateTopicsResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void deleteTopics(DeleteTopicsRequest req, StreamObserver<DeleteTopicsResponse> obs) {
+            decide(obs, c -> image -> c.deleteTopics(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
+                e -> DeleteTopicsResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void createPartitions(CreatePartitionsRequest req, StreamObserver<CreatePartitionsResponse> obs) {
+            decide(obs, c -> image -> c.createPartitions(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
+                e -> CreatePartitionsResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void alterConfigs(AlterConfigsRequest req, StreamObserver<AlterConfigsResponse> obs) {
+            decide(obs, c -> image -> c.alterConfigs(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
+                e -> AlterConfigsResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void electLeaders(ElectLeadersRequest req, StreamObserver<ElectLeadersResponse> obs) {
+            decide(obs, c -> image -> c.electLeaders(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
+                e -> ElectLeadersResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void alterPartitionReassignments(AlterPartitionReassignmentsRequest req,
+                                                StreamObserver<AlterPartitionReassignmentsResponse> obs) {
+            decide(obs, c -> image -> c.alterPartitionReassignments(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
+                e -> AlterPartitionReassignmentsResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void describeQuorum(DescribeQuorumRequest req, StreamObserver<DescribeQuorumResponse> obs) {
+            DescribeQuorumResponse resp;
+            try {
+                resp = describe();
+            } catch (RuntimeException e) {
+                resp = DescribeQuorumResponse.newBuilder().setError(errorOf(e)).setController(hint()).build();
+            }
+            obs.onNext(resp);
+            obs.onCompleted();
+        }
+
+        @Override
+        public void addVoter(AddVoterRequest req, StreamObserver<AddVoterResponse> obs) {
+            membership(obs, () -> {
+                InetSocketAddress addr = parseHostPort(req.getEndpoint());
+                RaftPeer peer = QuorumServer.peer(req.getId(), addr);
+                List<RaftPeer> voters = new ArrayList<>(quorum.voters());
+                List<RaftPeer> listeners = new ArrayList<>(quorum.listeners());
+                voters.removeIf(p -> p.getId().equals(peer.getId()));
+                listeners.removeIf(p -> p.getId().equals(peer.getId()));
+                (req.getAsListener() ? listeners : voters).add(peer);
+                quorum.setConfiguration(voters, listeners);
+            }, e -> AddVoterResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void removeVoter(RemoveVoterRequest req, StreamObserver<RemoveVoterResponse> obs) {
+            membership(obs, () -> {
+                List<RaftPeer> voters = new ArrayList<>(quorum.voters());
+                List<RaftPeer> listeners = new ArrayList<>(quorum.listeners());
+                boolean removed = voters.removeIf(p -> QuorumServer.nodeIdOf(p.getId()) == req.getId())
+                    | listeners.removeIf(p -> QuorumServer.nodeIdOf(p.getId()) == req.getId());
+                if (!removed) {
+                    throw new IllegalArgumentException("node " + req.getId() + " is not in the quorum");
+                }
+                if (voters.isEmpty()) {
+                    throw new IllegalArgumentException("cannot remove the last voter");
+                }
+                quorum.setConfiguration(voters, listeners);
+            }, e -> RemoveVoterResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void fetchMetadata(FetchMetadataRequest req, StreamObserver<FetchMetadataResponse> obs) {
+            streams.open(req, obs);
+        }
+
+        @Override
+        public void readIndex(ReadIndexRequest req, StreamObserver<ReadIndexResponse> obs) {
+            quorum.readIndex().whenComplete((index, err) -> {
+                obs.onNext(err == null ? ReadIndexResponse.newBuilder().setError(Errors.NONE).setIndex(index).build()
+                    : ReadIndexResponse.newBuilder().setError(Errors.of(ErrorCode.REQUEST_TIMED_OUT,
+                        "no linearizable read point: " + err)).build());
+                obs.onCompleted();
+            });
+        }
+    }
+
+    private interface MembershipChange {
+        void run() throws IOException;
+    }
+
+    /** Membership changes run on the admin thread, only on the active controller (the Ratis leader). */
+    private <T> void membership(StreamObserver<T> obs, MembershipChange change, Function<Error, T> respond) {
+        if (!active.isActive()) {
+            obs.onNext(respond.apply(Errors.of(ErrorCode.NOT_CONTROLLER, "not the active controller")));
+            obs.onCompleted();
+            return;
+        }
+        admin.execute(() -> {
+            Error e;
+            try {
+                change.run();
+                e = Errors.NONE;
+            } catch (IllegalArgumentException ex) {
+                e = Errors.of(ErrorCode.INVALID_REQUEST, ex.getMessage());
+            } catch (IOException | RuntimeException ex) {
+                LOG.warn("membership change failed", ex);
+                e = Errors.of(ErrorCode.REQUEST_TIMED_OUT, "membership change failed: " + ex.getMessage());
+            }
+            obs.onNext(respond.apply(e));
+            obs.onCompleted();
+        });
+    }
+
+    static InetSocketAddress parseHostPort(String s) {
+        int colon = s.lastIndexOf(':');
+        if (colon <= 0 || colon == s.length() - 1) {
+            throw new IllegalArgumentException("endpoint must be host:port, got '" + s + "'");
+        }
+        try {
+            return InetSocketAddress.createUnresolved(s.substring(0, colon), Integer.parseInt(s.substring(colon + 1)));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("endpoint must be host:port, got '" + s + "'");
+        }
+    }
+
+    /** Quorum state as the leader sees it; elsewhere NOT_CONTROLLER (only the leader knows followers' progress). */
+    private DescribeQuorumResponse describe() {
+        MetadataImage image = stateMachine.image();
+        if (!active.isActive()) {
+            return DescribeQuorumResponse.newBuilder().setError(Errors.of(ErrorCode.NOT_CONTROLLER,
+                "not the active controller")).setController(hint()).setLeaderId(quorum.leaderId()).build();
+        }
+        DescribeQuorumResponse.Builder b = DescribeQuorumResponse.newBuilder().setError(Errors.NONE).setController(hint())
+            .setLeaderId(quorum.leaderId()).setTerm(quorum.term()).setControllerEpoch(image.controllerEpoch())
+            .setCommitIndex(quorum.commitIndex());
+        long last = quorum.lastLogIndex();
+        RoleInfoProto role = quorum.info().getRoleInfoProto();
+        long[] matches = quorum.info().getFollowerMatchIndices();
+        List<ServerRpcProto> followers = role.hasLeaderInfo() ? role.getLeaderInfo().getFollowerInfoList() : List.of();
+        for (RaftPeer p : quorum.voters()) {
+            b.addVoters(peerOf(p, last, followers, matches));
+        }
+        for (RaftPeer p : quorum.listeners()) {
+            b.addListeners(peerOf(p, last, followers, matches));
+        }
+        return b.build();
+    }
+
+    private DescribeQuorumResponse.Peer peerOf(RaftPeer p, long lastIndex, List<ServerRpcProto> followers, long[] matches) {
+        DescribeQuorumResponse.Peer.Builder b = DescribeQuorumResponse.Peer.newBuilder()
+            .setId(QuorumServer.nodeIdOf(p.getId())).setEndpoint(p.getAddress()).setLagEntries(0).setLastContactMs(0);
+        if (QuorumServer.nodeIdOf(p.getId()) == QuorumServer.nodeIdOf(quorum.division().getId())) {
+            return b.build();
+        }
+        b.setLastContactMs(-1).setLagEntries(lastIndex);
+        // Ratis lists follower infos and match indexes from the same appenders, in the same order.
+        for (int i = 0; i < followers.size(); i++) {
+            if (followers.get(i).getId().getId().toStringUtf8().equals(p.getId().toString())) {
+                b.setLastContactMs(followers.get(i).getLastRpcElapsedTimeMs());
+                if (i < matches.length) {
+                    b.setLagEntries(Math.max(0, lastIndex - matches[i]));
+                }
+            }
+        }
+        return b.build();
+    }
+
+    @Override
+    public void close() {
+        server.shutdownNow();
+        admin.shutdownNow();
+        try {
+            server.awaitTermination(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,240 @@
+package io.raftline.metadata.quorum;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.raftline.metadata.image.MetadataDelta;
+import io.raftline.metadata.image.MetadataImage;
+import io.raftline.protocol.metadata.MetadataBatch;
+import io.raftline.protocol.metadata.MetadataSnapshot;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftGroupMemberId;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.SnapshotInfo;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis state machine holding the metadata image. Each Raft entry written by the controller is one serialized
+ * {@link MetadataBatch} (our protobuf, passed to Ratis as bytes: Ratis's shaded protobuf is a different class);
+ * applying it is {@link MetadataDelta#replayBatch}. Raft's own entries (configuration, the leader's no-op) only move
+ * the image's index. Snapshots are one file holding a {@link MetadataSnapshot} (the image as records) and are
+ * loaded at start and after a snapshot is installed from the leader.
+ *
+ * <p>One writer: Ratis's state machine updater thread calls apply, notifyTermIndexUpdated, takeSnapshot and
+ * reinitialize one at a time; {@link #image()} is a volatile read for everyone else. Listeners run on that thread
+ * and must not block.
+ */
+public final class MetadataStateMachine extends BaseStateMachine {
+
+    private static final Logger LOG = LoggerFactory.getLogger(MetadataStateMachine.class);
+
+    /** Told about every applied entry, in order, on the apply thread; must return quickly. */
+    public interface CommitListener {
+        /** {@code delta} is null when the image was replaced wholesale (a snapshot was loaded). */
+        void onCommit(CommittedEntry entry, MetadataDelta delta, MetadataImage image);
+    }
+
+    /** Told when this node's Ratis division becomes leader-ready or loses leadership (any thread). */
+    public interface LeadershipListener {
+        void onLeadershipChange();
+    }
+
+    private final String clusterId;
+    private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+    private final EntryCache cache;
+    private final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<LeadershipListener> leadershipListeners = new CopyOnWriteArrayList<>();
+    private volatile MetadataImage image = MetadataImage.EMPTY;
+    private volatile long snapshotIndex;
+
+    public MetadataStateMachine(String clusterId, int cachedEntries) {
+        this.clusterId = clusterId;
+        this.cache = new EntryCache(cachedEntries);
+    }
+
+    public MetadataImage image() {
+        return image;
+    }
+
+    /** The index of the latest snapshot taken or loaded by this node (0: none). */
+    public long snapshotIndex() {
+        return snapshotIndex;
+    }
+
+    public void addCommitListener(CommitListener l) {
+        listeners.add(l);
+    }
+
+    public void removeCommitListener(CommitListener l) {
+        listeners.remove(l);
+    }
+
+    public void addLeadershipListener(LeadershipListener l) {
+        leadershipListeners.add(l);
+    }
+
+    /** See {@link EntryCache#from}: entries since {@code fromIndex}, or null if a snapshot is needed. */
+    public List<CommittedEntry> entriesFrom(long fromIndex, int max) {
+        return cache.from(fromIndex, max, image.index());
+    }
+
+    @Override
+    public StateMachineStorage getStateMachineStorage() {
+        return storage;
+    }
+
+    @Override
+    public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+        super.initialize(server, groupId, raftStorage);
+        storage.init(raftStorage);
+        load(storage.getLatestSnapshot());
+    }
+
+    @Override
+    public void reinitialize() throws IOException {
+        // Called after a snapshot was installed from the leader (this node was too far behind or wiped).
+        load(storage.loadLatestSnapshot());
+    }
+
+    private void load(SingleFileSnapshotInfo snapshot) throws IOException {
+        if (snapshot == null) {
+            return;
+        }
+        File file = snapshot.getFile().getPath().toFile();
+        MD5Hash stored = MD5FileUtil.readStoredMd5ForFile(file);
+        MD5Hash computed = MD5FileUtil.computeMd5ForFile(file);
+        if (stored != null && !stored.equals(computed)) {
+            throw new IOException("snapshot " + file + " is corrupt: MD5 " + computed + " is not the stored " + stored);
+        }
+        MetadataSnapshot s;
+        try (InputStream in = Files.newInputStream(file.toPath())) {
+            s = MetadataSnapshot.parseFrom(in);
+        }
+        if (!s.getClusterId().equals(clusterId)) {
+            throw new IOException("snapshot " + file + " belongs to cluster '" + s.getClusterId() + "', not '" + clusterId + "'");
+        }
+        MetadataImage loaded = MetadataDelta.replayAll(MetadataImage.EMPTY, s.getLastAppliedIndex(), s.getRecordsList()).image();
+        TermIndex ti = TermIndex.valueOf(s.getLastAppliedTerm(), s.getLastAppliedIndex());
+        setLastAppliedTermIndex(ti);
+        cache.clear();
+        image = loaded;
+        snapshotIndex = ti.getIndex();
+        LOG.info("loaded metadata snapshot at {} ({} records)", ti, s.getRecordsCount());
+        CommittedEntry marker = new CommittedEntry(ti.getIndex(), ti.getTerm(), MetadataBatch.getDefaultInstance());
+        for (CommitListener l : listeners) {
+            l.onCommit(marker, null, loaded);
+        }
+    }
+
+    @Override
+    public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+        LogEntryProto entry = trx.getLogEntry();
+        long index = entry.getIndex();
+        MetadataBatch batch;
+        try {
+            batch = MetadataBatch.parseFrom(entry.getStateMachineLogEntry().getLogData().toByteArray());
+        } catch (InvalidProtocolBufferException e) {
+            // Our own leader wrote it; an unreadable entry is a broken invariant, not an operating error.
+            throw new IllegalStateException("entry " + index + " is not a metadata batch", e);
+        }
+        MetadataDelta delta = MetadataDelta.replayBatch(image, index, batch);
+        publish(new CommittedEntry(index, entry.getTerm(), batch), delta, delta.image());
+        updateLastAppliedTermIndex(entry.getTerm(), index);
+        return CompletableFuture.completedFuture(Message.valueOf(Long.toString(index)));
+    }
+
+    @Override
+    public void notifyTermIndexUpdated(long term, long index) {
+        // Raft's own entries (configuration changes, a new leader's first entry) carry no records.
+        super.notifyTermIndexUpdated(term, index);
+        if (index > image.index()) {
+            MetadataImage next = image.withIndex(index);
+            publish(new CommittedEntry(index, term, MetadataBatch.getDefaultInstance()), null, next);
+        }
+    }
+
+    private void publish(CommittedEntry entry, MetadataDelta delta, MetadataImage next) {
+        cache.add(entry);
+        image = next;
+        for (CommitListener l : listeners) {
+            try {
+                l.onCommit(entry, delta, next);
+            } catch (RuntimeException e) {
+                LOG.error("commit listener failed at index {}", entry.index(), e);
+            }
+        }
+    }
+
+    /**
+     * Linearizable reads (Ratis ReadIndex) land here once this node has applied up to the leader's commit index at
+     * the time of the read: the answer is the index of the applied image, a read point for read-your-writes.
+     */
+    @Override
+    public CompletableFuture<Message> query(Message request) {
+        return CompletableFuture.completedFuture(Message.valueOf(Long.toString(image.index())));
+    }
+
+    @Override
+    public long takeSnapshot() throws IOException {
+        MetadataImage current = image;
+        TermIndex last = getLastAppliedTermIndex();
+        if (last == null || last.getIndex() <= 0 || current.index() != last.getIndex()) {
+            // Nothing applied yet, or the image is between updates (cannot happen on the apply thread).
+            return last == null ? -1 : snapshotIndex;
+        }
+        MetadataSnapshot snap = MetadataSnapshot.newBuilder().setLastAppliedIndex(last.getIndex())
+            .setLastAppliedTerm(last.getTerm()).setClusterId(clusterId).addAllRecords(current.toRecords()).build();
+        File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+        File tmp = new File(file.getParentFile(), file.getName() + ".tmp");
+        try (OutputStream out = Files.newOutputStream(tmp.toPath())) {
+            snap.writeTo(out);
+        }
+        try (FileChannel ch = FileChannel.open(tmp.toPath(), StandardOpenOption.WRITE)) {
+            ch.force(true);
+        }
+        Files.move(tmp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+        storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
+        snapshotIndex = last.getIndex();
+        LOG.info("metadata snapshot at {}: {} records, {} bytes", last, snap.getRecordsCount(), file.length());
+        return last.getIndex();
+    }
+
+    @Override
+    public SnapshotInfo getLatestSnapshot() {
+        return storage.getLatestSnapshot();
+    }
+
+    @Override
+    public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+        leadershipListeners.forEach(LeadershipListener::onLeadershipChange);
+    }
+
+    @Override
+    public void notifyLeaderReady() {
+        leadershipListeners.forEach(LeadershipListener::onLeadershipChange);
+    }
+}

@@ -1,0 +1,132 @@
+package io.raftline.metadata.quorum;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.raftline.common.Time;
+import io.raftline.metadata.controller.ControllerConfig;
+import io.raftline.metadata.image.BrokerRegistration;
+import io.raftline.metadata.image.MetadataImage;
+import io.raftline.protocol.metadata.Endpoint;
+import java.io.Closeable;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One metadata quorum node: the Ratis server with the metadata state machine, the controller logic that runs
+ * while this node is the Ratis leader, and the gRPC ControllerService on controller.listener. The node main
+ * calls {@link #start} and {@link #close}.
+ */
+public final class QuorumNode implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(QuorumNode.class);
+
+    private final QuorumConfig config;
+    private final MetadataStateMachine stateMachine;
+    private final QuorumServer quorum;
+    private final ActiveController controller;
+    private final MetadataStreams streams;
+    private final ControllerServer server;
+    private final List<Gauge> gauges = new ArrayList<>();
+    private final MeterRegistry registry;
+
+    private QuorumNode(QuorumConfig config, MetadataStateMachine stateMachine, QuorumServer quorum, ActiveController controller,
+                       MetadataStreams streams, ControllerServer server, MeterRegistry registry) {
+        this.config = config;
+        this.stateMachine = stateMachine;
+        this.quorum = quorum;
+        this.controller = controller;
+        this.streams = streams;
+        this.server = server;
+        this.registry = registry;
+    }
+
+    /**
+     * Starts the node: binds controller.listener, starts Ratis (formatting {@code <metadata.dir>/ratis} when it is
+     * empty, recovering otherwise), and begins campaigning. Returns once both listeners are bound; the quorum
+     * elects a leader shortly after (see {@link #isActiveController()} and {@link #image()}).
+     */
+    public static QuorumNode start(QuorumConfig config, ControllerConfig controllerConfig, Time time, MeterRegistry registry)
+        throws IOException {
+        MetadataStateMachine stateMachine = new MetadataStateMachine(config.clusterId(), config.cachedEntries());
+        QuorumServer quorum = new QuorumServer(config, stateMachine);
+        MetadataStreams streams = new MetadataStreams(stateMachine, quorum, config.nodeId(), time);
+        ActiveController controller = new ActiveController(config.nodeId(), controllerConfig, config.clusterId(), quorum,
+            stateMachine, time, new SecureRandom(), config.requestTimeoutMs() + 1000);
+        ControllerServer server = new ControllerServer(config.controllerHost(), config.controllerPort(), quorum, stateMachine,
+            controller, streams, config.nodeId());
+        try {
+            server.start();
+            quorum.start();
+            controller.start(Endpoint.newBuilder().setName("controller").setHost(config.controllerAdvertisedHost())
+                .setPort(server.port()).build());
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            controller.close();
+            streams.close();
+            quorum.close();
+            throw e;
+        }
+        QuorumNode node = new QuorumNode(config, stateMachine, quorum, controller, streams, server, registry);
+        node.registerMetrics();
+        LOG.info("quorum node {} started: quorum {}:{}, controller {}:{}", config.nodeId(), config.quorumHost(),
+            config.quorumPort(), config.controllerHost(), server.port());
+        return node;
+    }
+
+    private void registerMetrics() {
+        if (registry == null) {
+            return;
+        }
+        gauges.add(Gauge.builder("raftline.controller.active", controller, c -> c.isActive() ? 1 : 0)
+            .description("1 on the active controller").tag("node", Integer.toString(config.nodeId())).register(registry));
+        gauges.add(Gauge.builder("raftline.brokers.fenced", stateMachine,
+            sm -> sm.image().brokers().values().stream().filter(BrokerRegistration::fenced).count())
+            .description("fenced brokers in this node's metadata").tag("node", Integer.toString(config.nodeId()))
+            .register(registry));
+    }
+
+    public int nodeId() {
+        return config.nodeId();
+    }
+
+    /** True while this node is the active controller (Ratis leader, its controller-change record committed). */
+    public boolean isActiveController() {
+        return controller.isActive();
+    }
+
+    /** The committed metadata as applied on this node. */
+    public MetadataImage image() {
+        return stateMachine.image();
+    }
+
+    /** The bound controller.listener port. */
+    public int controllerPort() {
+        return server.port();
+    }
+
+    ActiveController activeController() {
+        return controller;
+    }
+
+    public QuorumServer quorumServer() {
+        return quorum;
+    }
+
+    public MetadataStateMachine stateMachine() {
+        return stateMachine;
+    }
+
+    /** Stops the gRPC service, the controller and Ratis (Ratis's close takes about a second). */
+    @Override
+    public void close() throws IOException {
+        gauges.forEach(g -> registry.remove(g));
+        server.close();
+        controller.close();
+        streams.close();
+        quorum.close();
+    }
+}

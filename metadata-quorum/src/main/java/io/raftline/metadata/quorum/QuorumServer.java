@@ -1,0 +1,254 @@
+package io.raftline.metadata.quorum;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.RaftClientRequest;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * The Ratis server of one quorum node: storage under {@code <metadata.dir>/ratis}, formatted on first start
+ * (the voters from {@code quorum.voters} seed the group) and recovered afterwards (the membership in the Raft log
+ * and Ratis's stored configuration win). The Raft group id is derived from the cluster id, so every node of a
+ * cluster agrees on it without talking, and a node never joins another cluster's group.
+ *
+ * <p>Thread-safe: Ratis is; this class only holds immutable references after {@link #start}.
+ */
+public final class QuorumServer implements Closeable {
+
+    private final QuorumConfig config;
+    private final MetadataStateMachine stateMachine;
+    private final RaftGroupId groupId;
+    private final ClientId clientId = ClientId.randomId();
+    private final AtomicLong callIds = new AtomicLong();
+    private RaftProperties properties;
+    private RaftServer server;
+    private RaftServer.Division division;
+
+    public QuorumServer(QuorumConfig config, MetadataStateMachine stateMachine) {
+        this.config = config;
+        this.stateMachine = stateMachine;
+        this.groupId = groupIdOf(config.clusterId());
+    }
+
+    /** The Raft group id every node of the cluster derives from the cluster id. */
+    public static RaftGroupId groupIdOf(String clusterId) {
+        return RaftGroupId.valueOf(UUID.nameUUIDFromBytes(("raftline-metadata:" + clusterId).getBytes(StandardCharsets.UTF_8)));
+    }
+
+    public static RaftPeerId peerId(int nodeId) {
+        return RaftPeerId.valueOf(Integer.toString(nodeId));
+    }
+
+    public static RaftPeer peer(int nodeId, InetSocketAddress address) {
+        return RaftPeer.newBuilder().setId(peerId(nodeId)).setAddress(address.getHostString() + ":" + address.getPort())
+            .build();
+    }
+
+    public static int nodeIdOf(RaftPeerId id) {
+        return Integer.parseInt(id.toString());
+    }
+
+    public synchronized void start() throws IOException {
+        Path dir = config.metadataDir().resolve("ratis");
+        Files.createDirectories(dir);
+        boolean empty;
+        try (Stream<Path> s = Files.list(dir)) {
+            empty = s.findAny().isEmpty();
+        }
+        properties = ratisProperties(config, dir);
+        List<RaftPeer> peers = new ArrayList<>();
+        config.voters().forEach((id, addr) -> peers.add(peer(id, addr)));
+        RaftGroup group = RaftGroup.valueOf(groupId, peers);
+        server = RaftServer.newBuilder()
+            .setServerId(peerId(config.nodeId()))
+            .setGroup(group)
+            .setProperties(properties)
+            .setStateMachine(stateMachine)
+            .setOption(empty ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER)
+            .build();
+        server.start();
+        division = server.getDivision(groupId);
+    }
+
+    static RaftProperties ratisProperties(QuorumConfig config, Path dir) {
+        RaftProperties p = new RaftProperties();
+        RaftServerConfigKeys.setStorageDir(p, List.of(dir.toFile()));
+        GrpcConfigKeys.Server.setHost(p, config.quorumHost());
+        GrpcConfigKeys.Server.setPort(p, config.quorumPort());
+        RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(config.electionTimeoutMinMs(), TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setTimeoutMax(p, TimeDuration.valueOf(config.electionTimeoutMaxMs(), TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMin(p,
+            TimeDuration.valueOf(config.firstElectionTimeoutMinMs(), TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setFirstElectionTimeoutMax(p,
+            TimeDuration.valueOf(config.firstElectionTimeoutMaxMs(), TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Rpc.setRequestTimeout(p, TimeDuration.valueOf(config.requestTimeoutMs(), TimeUnit.MILLISECONDS));
+        // Linearizable reads go through ReadIndex; no leader lease (it trusts clocks, which a paused JVM breaks).
+        RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+        RaftServerConfigKeys.Read.setLeaderLeaseEnabled(p, false);
+        RaftServerConfigKeys.Read.setTimeout(p, TimeDuration.valueOf(config.requestTimeoutMs(), TimeUnit.MILLISECONDS));
+        // Send appends as soon as they exist: metadata writes are small and latency matters more than batching.
+        RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.valueOf(0, TimeUnit.MILLISECONDS));
+        RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
+        RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf("32MB"));
+        RaftServerConfigKeys.Log.setPreallocatedSize(p, SizeInBytes.valueOf("4MB"));
+        // Snapshots: Ratis's auto-trigger is off by default; turn it on with our threshold, keep two, purge the log.
+        RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+        RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotRecords());
+        RaftServerConfigKeys.Snapshot.setCreationGap(p, Math.min(1024, config.snapshotRecords()));
+        RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+        RaftServerConfigKeys.Snapshot.setTriggerWhenStopEnabled(p, false);
+        RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+        RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.max(1, Math.min(Integer.MAX_VALUE, config.snapshotRecords() / 2)));
+        RaftServerConfigKeys.Log.Appender.setInstallSnapshotEnabled(p, true);
+        return p;
+    }
+
+    public RaftGroupId groupId() {
+        return groupId;
+    }
+
+    public DivisionInfo info() {
+        return division.getInfo();
+    }
+
+    public RaftServer.Division division() {
+        return division;
+    }
+
+    /** Leader with its first entry of the term committed and applied: allowed to act as the controller. */
+    public boolean isLeaderReady() {
+        DivisionInfo info = division.getInfo();
+        return info.isLeader() && info.isLeaderReady();
+    }
+
+    /** The current leader's node id, or -1 when none is known. */
+    public int leaderId() {
+        RaftPeerId id = division.getInfo().getLeaderId();
+        return id == null ? -1 : nodeIdOf(id);
+    }
+
+    public long term() {
+        return division.getInfo().getCurrentTerm();
+    }
+
+    public long commitIndex() {
+        return division.getRaftLog().getLastCommittedIndex();
+    }
+
+    public long lastLogIndex() {
+        return division.getRaftLog().getLastEntryTermIndex() == null ? 0
+            : division.getRaftLog().getLastEntryTermIndex().getIndex();
+    }
+
+    /** The voters and listeners of the current Raft configuration (from the log, not from quorum.voters). */
+    public Collection<RaftPeer> voters() {
+        return division.getRaftConf().getCurrentPeers(RaftPeerRole.FOLLOWER);
+    }
+
+    public Collection<RaftPeer> listeners() {
+        return division.getRaftConf().getCurrentPeers(RaftPeerRole.LISTENER);
+    }
+
+    /**
+     * Appends one entry through this node (which must be the leader) and completes with its Raft index once it is
+     * committed and applied here; fails (e.g. NotLeaderException) otherwise.
+     */
+    public CompletableFuture<Long> append(byte[] batch) {
+        RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(server.getId())
+            .setGroupId(groupId).setCallId(callIds.incrementAndGet()).setMessage(Message.valueOf(ByteString.copyFrom(batch)))
+            .setType(RaftClientRequest.writeRequestType()).setTimeoutMs(config.requestTimeoutMs()).build();
+        return submit(request).thenApply(RaftClientReply::getLogIndex);
+    }
+
+    /**
+     * A linearizable read point (Ratis ReadIndex): completes, on any node, with an index at least as new as every
+     * entry committed before the call, once this node has applied up to it.
+     */
+    public CompletableFuture<Long> readIndex() {
+        RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(server.getId())
+            .setGroupId(groupId).setCallId(callIds.incrementAndGet()).setMessage(Message.EMPTY)
+            .setType(RaftClientRequest.readRequestType()).setTimeoutMs(config.requestTimeoutMs()).build();
+        return submit(request).thenApply(r -> Long.parseLong(r.getMessage().getContent().toStringUtf8()));
+    }
+
+    private CompletableFuture<RaftClientReply> submit(RaftClientRequest request) {
+        try {
+            return server.submitClientRequestAsync(request).thenCompose(reply -> {
+                if (!reply.isSuccess()) {
+                    return CompletableFuture.failedFuture(reply.getException() != null ? reply.getException()
+                        : new IOException("request failed: " + reply));
+                }
+                return CompletableFuture.completedFuture(reply);
+            });
+        } catch (IOException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * Changes the membership through Ratis (joint consensus), using the List overload that 3.2.x handles
+     * correctly. Blocking; call off the gRPC event loop.
+     */
+    public void setConfiguration(List<RaftPeer> newVoters, List<RaftPeer> newListeners) throws IOException {
+        List<RaftPeer> all = new ArrayList<>(newVoters);
+        all.addAll(newListeners);
+        all.addAll(voters());
+        all.addAll(listeners());
+        RaftGroup group = RaftGroup.valueOf(groupId, all.stream().distinct().toList());
+        try (RaftClient client = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
+            .setLeaderId(division.getInfo().getLeaderId()).setProperties(properties)
+            .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20, TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
+            .build()) {
+            RaftClientReply reply = client.admin().setConfiguration(newVoters, newListeners);
+            if (!reply.isSuccess()) {
+                throw new IOException("membership change failed: " + reply.getException());
+            }
+        }
+    }
+
+    /** The voters as node id to address, from the current Raft configuration. */
+    public Map<Integer, String> voterAddresses() {
+        Map<Integer, String> out = new java.util.TreeMap<>();
+        voters().forEach(p -> out.put(nodeIdOf(p.getId()), p.getAddress()));
+        return out;
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        if (server != null) {
+            server.close();
+            server = null;
+        }
+    }
+}

@@ -1,0 +1,120 @@
+package io.raftline.metadata.quorum;
+
+import static org.awaitility.Awaitility.await;
+
+import io.raftline.common.SystemTime;
+import io.raftline.metadata.controller.ControllerConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/** A real quorum of N nodes on loopback in this JVM, with ephemeral ports and temporary metadata dirs. */
+final class TestQuorum implements AutoCloseable {
+
+    final String clusterId;
+    final Path root;
+    final Map<Integer, InetSocketAddress> voters = new TreeMap<>();
+    final Map<Integer, QuorumNode> nodes = new TreeMap<>();
+    final ControllerConfig controllerConfig;
+    final long snapshotRecords;
+
+    TestQuorum(int n, String clusterId, long snapshotRecords, ControllerConfig controllerConfig) throws IOException {
+        this.clusterId = clusterId;
+        this.root = Files.createTempDirectory("raftline-quorum-");
+        this.snapshotRecords = snapshotRecords;
+        this.controllerConfig = controllerConfig;
+        for (int i = 1; i <= n; i++) {
+            voters.put(i, new InetSocketAddress("127.0.0.1", freePort()));
+        }
+        for (int i = 1; i <= n; i++) {
+            start(i);
+        }
+    }
+
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    QuorumConfig config(int id, InetSocketAddress quorumAddress, Map<Integer, InetSocketAddress> seedVoters) {
+        return QuorumConfig.builder().nodeId(id).clusterId(clusterId)
+            .quorumListener("127.0.0.1", quorumAddress.getPort()).controllerListener("127.0.0.1", 0)
+            .voters(seedVoters).metadataDir(root.resolve("node-" + id)).snapshotRecords(snapshotRecords).build();
+    }
+
+    QuorumNode start(int id) throws IOException {
+        QuorumNode node = QuorumNode.start(config(id, voters.get(id), voters), controllerConfig, SystemTime.INSTANCE, null);
+        nodes.put(id, node);
+        return node;
+    }
+
+    QuorumNode startNew(int id, InetSocketAddress address) throws IOException {
+        QuorumNode node = QuorumNode.start(config(id, address, voters), controllerConfig, SystemTime.INSTANCE, null);
+        nodes.put(id, node);
+        return node;
+    }
+
+    QuorumNode awaitActive() {
+        QuorumNode[] found = new QuorumNode[1];
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).until(() -> {
+            for (QuorumNode n : nodes.values()) {
+                if (n.isActiveController()) {
+                    found[0] = n;
+                    return true;
+                }
+            }
+            return false;
+        });
+        return found[0];
+    }
+
+    List<InetSocketAddress> controllerEndpoints() {
+        List<InetSocketAddress> out = new ArrayList<>();
+        nodes.values().forEach(n -> out.add(new InetSocketAddress("127.0.0.1", n.controllerPort())));
+        return out;
+    }
+
+    void stop(int id) throws IOException {
+        QuorumNode n = nodes.remove(id);
+        if (n != null) {
+            n.close();
+        }
+    }
+
+    void wipe(int id) throws IOException {
+        Path dir = root.resolve("node-" + id);
+        if (Files.exists(dir)) {
+            try (Stream<Path> s = Files.walk(dir)) {
+                for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        for (QuorumNode n : new ArrayList<>(nodes.values())) {
+            n.close();
+        }
+        nodes.clear();
+        try (Stream<Path> s = Files.walk(root)) {
+            for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
