@@ -7,6 +7,7 @@ import io.raftline.cli.command.ReassignCommand;
 import io.raftline.cli.command.TopicsCommand;
 import io.raftline.cli.command.dev.DevCommand;
 import io.raftline.common.Version;
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
@@ -39,10 +40,28 @@ public final class RaftlineCli implements Callable<Integer> {
         System.exit(code);
     }
 
+    /** Where commands that read input (the console producer) read it; tests may set their own. */
+    private static volatile InputStream input = System.in;
+
+    public static InputStream input() {
+        return input;
+    }
+
     /** Runs one command in-process and returns its exit code (tests call this). */
     public static int run(String[] args, PrintWriter out, PrintWriter err) {
         CommandLine cli = commandLine(out, err);
         return cli.execute(args);
+    }
+
+    /** As {@link #run(String[], PrintWriter, PrintWriter)}, reading stdin from {@code in}. */
+    public static synchronized int run(String[] args, InputStream in, PrintWriter out, PrintWriter err) {
+        InputStream before = input;
+        input = in;
+        try {
+            return run(args, out, err);
+        } finally {
+            input = before;
+        }
     }
 
     public static CommandLine commandLine(PrintWriter out, PrintWriter err) {

@@ -4,6 +4,9 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.metrics.MetricsServer;
+import io.raftline.common.SystemTime;
+import io.raftline.common.Time;
+import io.raftline.metadata.quorum.QuorumNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.CountDownLatch;
@@ -25,7 +28,10 @@ public final class RaftlineNode {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final AtomicBoolean shuttingDown = new AtomicBoolean();
+    private final Time time = SystemTime.INSTANCE;
     private MetricsServer metricsServer;
+    private volatile QuorumNode quorum;
+    private volatile BrokerServer broker;
 
     public RaftlineNode(ServerConfig config, String clusterId) {
         this.config = config;
@@ -42,11 +48,30 @@ public final class RaftlineNode {
                 + e.getMessage(), e);
         }
         metricsServer.start();
+        if (config.isController()) {
+            quorum = QuorumRole.start(config, clusterId, time, registry);
+        }
+        if (config.isBroker()) {
+            BrokerServer b = new BrokerServer(config, clusterId, time, registry);
+            broker = b;
+            b.startup();
+        }
         LOG.info("node {} started", config.nodeId());
     }
 
     /** Null when ready; otherwise why not (for /ready). */
     String notReadyReason() {
+        if (shuttingDown.get()) {
+            return "shutting down";
+        }
+        QuorumNode q = quorum;
+        if (config.isController() && (q == null || q.image().controllerId() < 0)) {
+            return "the quorum has no controller yet";
+        }
+        BrokerServer b = broker;
+        if (config.isBroker()) {
+            return b == null ? "starting" : b.notReadyReason();
+        }
         return null;
     }
 
@@ -56,12 +81,29 @@ public final class RaftlineNode {
             return;
         }
         LOG.info("stopping node {}", config.nodeId());
+        BrokerServer b = broker;
+        if (b != null) {
+            b.controlledShutdown();
+            closeQuietly(b, "broker");
+        }
+        QuorumNode q = quorum;
+        if (q != null) {
+            closeQuietly(q, "quorum");
+        }
         if (metricsServer != null) {
             metricsServer.close();
         }
         registry.close();
         LOG.info("node {} stopped", config.nodeId());
         stopped.countDown();
+    }
+
+    private void closeQuietly(AutoCloseable closeable, String what) {
+        try {
+            closeable.close();
+        } catch (Exception e) {
+            LOG.warn("node {}: stopping the {} role failed: {}", config.nodeId(), what, e.toString());
+        }
     }
 
     public void awaitShutdown() throws InterruptedException {

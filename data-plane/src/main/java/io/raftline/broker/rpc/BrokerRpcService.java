@@ -3,6 +3,7 @@ package io.raftline.broker.rpc;
 import io.grpc.stub.StreamObserver;
 import io.raftline.broker.log.LogConfig;
 import io.raftline.broker.replica.ReplicaManager;
+import io.raftline.metadata.client.ControllerChannel;
 import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.ConfigResource;
 import io.raftline.metadata.image.MetadataImage;
@@ -47,12 +48,12 @@ import java.util.function.Function;
  */
 public final class BrokerRpcService extends DataPlaneRpc {
 
-    private final ControllerForwarder controller;
+    private final ControllerChannel controller;
     private final ProducerIdManager producerIds;
     private final Map<String, String> brokerConfig;
     private final boolean autoCreateTopics;
 
-    public BrokerRpcService(ReplicaManager replicaManager, ControllerForwarder controller, ProducerIdManager producerIds,
+    public BrokerRpcService(ReplicaManager replicaManager, ControllerChannel controller, ProducerIdManager producerIds,
                             Map<String, String> brokerConfig, boolean autoCreateTopics) {
         super(replicaManager);
         this.controller = controller;

@@ -1,0 +1,210 @@
+package io.raftline.broker;
+
+import io.grpc.Server;
+import io.grpc.netty.NettyServerBuilder;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.raftline.broker.config.HostPort;
+import io.raftline.broker.config.ServerConfig;
+import io.raftline.broker.log.LogConfig;
+import io.raftline.broker.log.LogManager;
+import io.raftline.broker.replica.ReplicaFetcherManager;
+import io.raftline.broker.replica.ReplicaManager;
+import io.raftline.broker.rpc.BrokerRpcService;
+import io.raftline.broker.rpc.ProducerIdManager;
+import io.raftline.common.Time;
+import io.raftline.metadata.client.BrokerLifecycleManager;
+import io.raftline.metadata.client.BrokerMetadataClient;
+import io.raftline.metadata.image.MetadataDelta;
+import io.raftline.metadata.image.MetadataImage;
+import io.raftline.protocol.metadata.Endpoint;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The broker role of a node: the logs, the replica manager, the metadata follower and lifecycle (register,
+ * heartbeat, controlled shutdown), and the gRPC service on {@code broker.listener}.
+ *
+ * <p>Start order: logs (recovered), metadata client, gRPC server; the replica manager takes roles once the
+ * follower has caught up with the quorum's committed metadata (so a half-read log never makes this broker drop a
+ * replica it should keep). Stop order: controlled shutdown (leaderships move away first), gRPC server, replicas,
+ * logs, metadata client.
+ */
+public final class BrokerServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BrokerServer.class);
+
+    private final ServerConfig config;
+    private final String clusterId;
+    private final Time time;
+    private final MeterRegistry registry;
+    private final ScheduledExecutorService scheduler;
+    private final ExecutorService requestExecutor;
+    private LogManager logManager;
+    private BrokerMetadataClient metadata;
+    private ReplicaManager replicaManager;
+    private Server server;
+    private volatile boolean caughtUp;
+
+    public BrokerServer(ServerConfig config, String clusterId, Time time, MeterRegistry registry) {
+        this.config = config;
+        this.clusterId = clusterId;
+        this.time = time;
+        this.registry = registry;
+        this.scheduler = Executors.newScheduledThreadPool(2, daemon("broker-scheduler"));
+        this.requestExecutor = Executors.newFixedThreadPool(config.getInt("num.io.threads"), daemon("broker-request"));
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    public void startup() {
+        int brokerId = config.nodeId();
+        logManager = new LogManager(config.logDirs(), LogConfig.fromBrokerProperties(config.originals()), time, scheduler);
+        logManager.startup();
+
+        HostPort advertised = config.brokerAdvertisedListener();
+        List<Endpoint> endpoints = List.of(Endpoint.newBuilder().setName("broker").setHost(advertised.host())
+            .setPort(advertised.port()).build());
+        List<InetSocketAddress> controllers = config.controllerBootstrapServers().stream()
+            .map(hp -> InetSocketAddress.createUnresolved(hp.host(), hp.port())).toList();
+        metadata = new BrokerMetadataClient(brokerId, clusterId, controllers, endpoints, config.rack(), time,
+            config.getInt("broker.heartbeat.interval.ms"));
+
+        ReplicaFetcherManager.Settings fetcherSettings = new ReplicaFetcherManager.Settings(
+            config.getInt("replica.fetch.wait.max.ms"), config.getInt("replica.fetch.min.bytes"),
+            config.getInt("replica.fetch.max.bytes"), config.getInt("replica.fetch.response.max.bytes"),
+            config.getInt("replica.fetch.backoff.ms"), config.getInt("request.timeout.ms"));
+        replicaManager = new ReplicaManager(brokerId, time, logManager, config.originals(), scheduler,
+            request -> metadata.channel().alterPartition(request), () -> metadata.lifecycle().brokerEpoch(),
+            config.getLong("replica.lag.time.max.ms"), fetcherSettings);
+        metadata.follower().addListener(this::onMetadataUpdate);
+
+        ProducerIdManager producerIds = new ProducerIdManager(request -> metadata.channel().allocateProducerIds(request),
+            () -> brokerId, () -> metadata.lifecycle().brokerEpoch());
+        BrokerRpcService service = new BrokerRpcService(replicaManager, metadata.channel(), producerIds,
+            config.originals(), config.getBoolean("auto.create.topics.enable"));
+        HostPort listener = config.brokerListener();
+        int maxMessage = config.getInt("message.max.bytes");
+        server = NettyServerBuilder.forAddress(new InetSocketAddress(listener.host(), listener.port()))
+            .executor(requestExecutor)
+            .maxInboundMessageSize(Math.max(64 << 20, maxMessage * 4))
+            .flowControlWindow(8 << 20)
+            .permitKeepAliveTime(10, TimeUnit.SECONDS)
+            .addService(service)
+            .build();
+        try {
+            server.start();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen on broker.listener " + listener + ": " + e.getMessage(), e);
+        }
+        replicaManager.startup();
+        metadata.start();
+        long checkpointMs = config.getLong("replica.high.watermark.checkpoint.interval.ms");
+        scheduler.scheduleWithFixedDelay(this::checkpoint, checkpointMs, checkpointMs, TimeUnit.MILLISECONDS);
+        LOG.info("broker {} listening on {} (advertised {})", brokerId, listener, advertised);
+    }
+
+    /** On the follower's thread: every committed metadata change, in order. */
+    private void onMetadataUpdate(MetadataDelta delta, MetadataImage image) {
+        try {
+            if (!caughtUp) {
+                long commit = metadata.follower().quorumCommitIndex();
+                if (commit <= 0 || image.index() < commit) {
+                    return;
+                }
+                caughtUp = true;
+                LOG.info("broker {} caught up with the metadata at index {}", config.nodeId(), image.index());
+                replicaManager.deleteStrayLogs(image);
+                MetadataDelta everything = MetadataDelta.replayAll(MetadataImage.EMPTY, image.index(), image.toRecords());
+                everything.apply(image.index());
+                replicaManager.applyDelta(everything, image);
+                return;
+            }
+            replicaManager.applyDelta(delta, image);
+        } catch (RuntimeException e) {
+            LOG.error("broker {} failed to apply metadata at index {}", config.nodeId(), image.index(), e);
+        }
+    }
+
+    private void checkpoint() {
+        try {
+            logManager.checkpoint();
+        } catch (RuntimeException e) {
+            LOG.warn("checkpoint failed", e);
+        }
+    }
+
+    /** Null when ready: caught up with the metadata and unfenced; otherwise why not. */
+    public String notReadyReason() {
+        if (metadata == null) {
+            return "starting";
+        }
+        if (!caughtUp) {
+            return "catching up with the metadata";
+        }
+        BrokerLifecycleManager.State state = metadata.lifecycle().state();
+        return state == BrokerLifecycleManager.State.ACTIVE ? null : "broker is " + state.name().toLowerCase();
+    }
+
+    /** Moves this broker's leaderships away before it stops (Kafka's controlled shutdown). */
+    public void controlledShutdown() {
+        if (metadata == null || !config.getBoolean("controlled.shutdown.enable")) {
+            return;
+        }
+        long timeoutMs = config.getLong("controlled.shutdown.timeout.ms");
+        try {
+            metadata.lifecycle().controlledShutdown().get(timeoutMs, TimeUnit.MILLISECONDS);
+            LOG.info("broker {}: controlled shutdown done, no leaderships left", config.nodeId());
+        } catch (TimeoutException e) {
+            LOG.warn("broker {}: controlled shutdown did not finish within {} ms; stopping anyway", config.nodeId(), timeoutMs);
+        } catch (Exception e) {
+            LOG.warn("broker {}: controlled shutdown failed: {}; stopping anyway", config.nodeId(), e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            server.shutdown();
+        }
+        if (replicaManager != null) {
+            replicaManager.close();
+        }
+        if (metadata != null) {
+            metadata.close();
+        }
+        if (server != null) {
+            try {
+                server.awaitTermination(2, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            server.shutdownNow();
+        }
+        if (logManager != null) {
+            logManager.shutdown();
+        }
+        scheduler.shutdownNow();
+        requestExecutor.shutdownNow();
+    }
+
+    public ReplicaManager replicaManager() {
+        return replicaManager;
+    }
+}

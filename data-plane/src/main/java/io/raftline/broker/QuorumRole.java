@@ -1,0 +1,68 @@
+package io.raftline.broker;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.raftline.broker.config.HostPort;
+import io.raftline.broker.config.ServerConfig;
+import io.raftline.broker.log.LogConfig;
+import io.raftline.common.Time;
+import io.raftline.metadata.controller.ControllerConfig;
+import io.raftline.metadata.quorum.QuorumConfig;
+import io.raftline.metadata.quorum.QuorumNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** Starts a node's quorum role (Ratis voter + controller service) from its server config. */
+final class QuorumRole {
+
+    private QuorumRole() {
+    }
+
+    static QuorumNode start(ServerConfig config, String clusterId, Time time, MeterRegistry registry) {
+        try {
+            return QuorumNode.start(quorumConfig(config, clusterId), controllerConfig(config), time, registry);
+        } catch (IOException e) {
+            throw new UncheckedIOException("the quorum role failed to start: " + e.getMessage(), e);
+        }
+    }
+
+    static QuorumConfig quorumConfig(ServerConfig config, String clusterId) {
+        Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
+        config.quorumVoters().forEach((id, hp) -> voters.put(id, InetSocketAddress.createUnresolved(hp.host(), hp.port())));
+        HostPort quorum = config.quorumListener();
+        HostPort controller = config.controllerListener();
+        String advertisedHost = controller.host().equals("0.0.0.0") ? config.brokerAdvertisedListener().host()
+            : controller.host();
+        return QuorumConfig.builder()
+            .nodeId(config.nodeId())
+            .clusterId(clusterId)
+            .quorumListener(quorum.host(), quorum.port())
+            .controllerListener(controller.host(), controller.port())
+            .controllerAdvertisedHost(advertisedHost)
+            .voters(voters)
+            .metadataDir(config.metadataDir())
+            .snapshotRecords(config.getLong("metadata.snapshot.records"))
+            .electionTimeoutMs(config.getInt("quorum.election.timeout.min.ms"), config.getInt("quorum.election.timeout.max.ms"))
+            .requestTimeoutMs(config.getInt("quorum.request.timeout.ms"))
+            .build();
+    }
+
+    static ControllerConfig controllerConfig(ServerConfig config) {
+        ControllerConfig.Builder b = ControllerConfig.builder()
+            .numPartitions(config.getInt("num.partitions"))
+            .defaultReplicationFactor((short) config.getInt("default.replication.factor"))
+            .minInsyncReplicas(config.getInt("min.insync.replicas"))
+            .uncleanLeaderElectionEnable(config.getBoolean("unclean.leader.election.enable"))
+            .brokerSessionTimeoutMs(config.getInt("broker.session.timeout.ms"))
+            .brokerHeartbeatIntervalMs(config.getInt("broker.heartbeat.interval.ms"))
+            .offsetsTopicNumPartitions(config.getInt("offsets.topic.num.partitions"))
+            .offsetsTopicReplicationFactor((short) config.getInt("offsets.topic.replication.factor"))
+            .autoLeaderRebalanceEnable(config.getBoolean("auto.leader.rebalance.enable"))
+            .leaderImbalancePerBrokerPercentage(config.getInt("leader.imbalance.per.broker.percentage"))
+            .leaderImbalanceCheckIntervalSeconds(config.getLong("leader.imbalance.check.interval.seconds"));
+        LogConfig.topicDefaults(config.originals()).forEach(b::topicConfigDefault);
+        return b.build();
+    }
+}
