@@ -74,6 +74,8 @@ public final class DevCommand implements Callable<Integer> {
         Thread hook = new Thread(() -> {
             stop.countDown();
             stopAll(started, err);
+            // Ctrl-C and SIGTERM are the normal way to stop dev: exit 0, not the JVM's 130/143.
+            Runtime.getRuntime().halt(0);
         }, "dev-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
 
