@@ -7,6 +7,7 @@ import io.raftline.broker.config.HostPort;
 import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.log.LogConfig;
 import io.raftline.broker.log.LogManager;
+import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.ReplicaFetcherManager;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.rpc.BrokerRpcService;
@@ -97,7 +98,11 @@ public final class BrokerServer implements AutoCloseable {
 
         ProducerIdManager producerIds = new ProducerIdManager(request -> metadata.channel().allocateProducerIds(request),
             () -> brokerId, () -> metadata.lifecycle().brokerEpoch());
-        BrokerRpcService service = new BrokerRpcService(replicaManager, metadata.channel(), producerIds,
+        BrokerMetrics metrics = new BrokerMetrics(registry, replicaManager, () -> metadata.follower().currentImage().index(),
+            () -> metadata.follower().quorumCommitIndex());
+        replicaManager.setIsrChangeListener(metrics::isrChanged);
+        scheduler.scheduleWithFixedDelay(metrics::refresh, 1, 5, TimeUnit.SECONDS);
+        BrokerRpcService service = new BrokerRpcService(replicaManager, metrics, metadata.channel(), producerIds,
             config.originals(), config.getBoolean("auto.create.topics.enable"));
         HostPort listener = config.brokerListener();
         int maxMessage = config.getInt("message.max.bytes");

@@ -59,6 +59,17 @@ public final class ReplicaManager implements AutoCloseable {
     private final ReplicaFetcherManager fetcherManager;
     private volatile MetadataImage image = MetadataImage.EMPTY;
     private volatile boolean fenced;
+    private volatile IsrChangeListener isrListener = (shrinks, expands) -> { };
+
+    /** Told of each ISR change the controller accepted (for the shrink/expand counters). */
+    @FunctionalInterface
+    public interface IsrChangeListener {
+        void onIsrChange(int removed, int added);
+    }
+
+    public void setIsrChangeListener(IsrChangeListener listener) {
+        this.isrListener = listener;
+    }
 
     public ReplicaManager(int brokerId, Time time, LogManager logManager, Map<String, String> brokerLogDefaults,
                           ScheduledExecutorService scheduler, AlterPartitionSender alterPartition, LongSupplier brokerEpoch,
@@ -323,7 +334,15 @@ public final class ReplicaManager implements AutoCloseable {
                 LOG.info("{}: controller refused the ISR change: {} {}", partition.topicPartition(),
                     result.getError().getCode(), result.getError().getMessage());
             }
+            List<Integer> before = partition.isr();
             partition.completeIsrChange(change, result.getIsrList(), result.getPartitionEpoch(), ok);
+            if (ok) {
+                int removed = (int) before.stream().filter(r -> !result.getIsrList().contains(r)).count();
+                int added = (int) result.getIsrList().stream().filter(r -> !before.contains(r)).count();
+                isrListener.onIsrChange(removed, added);
+                LOG.info("{}: ISR changed from {} to {} ({})", partition.topicPartition(), before, result.getIsrList(),
+                    change.reason());
+            }
         });
     }
 

@@ -2,6 +2,7 @@ package io.raftline.broker.rpc;
 
 import io.grpc.stub.StreamObserver;
 import io.raftline.broker.log.LogConfig;
+import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.metadata.client.ControllerChannel;
 import io.raftline.metadata.image.BrokerRegistration;
@@ -53,9 +54,9 @@ public final class BrokerRpcService extends DataPlaneRpc {
     private final Map<String, String> brokerConfig;
     private final boolean autoCreateTopics;
 
-    public BrokerRpcService(ReplicaManager replicaManager, ControllerChannel controller, ProducerIdManager producerIds,
-                            Map<String, String> brokerConfig, boolean autoCreateTopics) {
-        super(replicaManager);
+    public BrokerRpcService(ReplicaManager replicaManager, BrokerMetrics metrics, ControllerChannel controller,
+                            ProducerIdManager producerIds, Map<String, String> brokerConfig, boolean autoCreateTopics) {
+        super(replicaManager, metrics);
         this.controller = controller;
         this.producerIds = producerIds;
         this.brokerConfig = brokerConfig;

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.raftline.broker.log.Log;
+import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
@@ -27,6 +28,8 @@ import io.raftline.protocol.broker.OffsetsForLeaderEpochResponse;
 import io.raftline.protocol.broker.ProduceRequest;
 import io.raftline.protocol.broker.ProduceResponse;
 import io.raftline.protocol.metadata.Endpoint;
+import io.raftline.record.RecordBatch;
+import io.raftline.record.Records;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -45,9 +48,11 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     static final int MAX_IN_FLIGHT_PER_STREAM = 16;
 
     protected final ReplicaManager replicaManager;
+    protected final BrokerMetrics metrics;
 
-    protected DataPlaneRpc(ReplicaManager replicaManager) {
+    protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics) {
         this.replicaManager = replicaManager;
+        this.metrics = metrics;
     }
 
     static Error error(ErrorCode code, String message) {
@@ -67,6 +72,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         return new StreamObserver<>() {
             @Override
             public void onNext(ProduceRequest request) {
+                long startNs = System.nanoTime();
                 Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
                 for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
                     // A private copy: the log stamps offsets into these bytes in place.
@@ -75,6 +81,10 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 }
                 replicaManager.appendRecords(request.getAcks(), Math.max(1, request.getTimeoutMs()), data)
                     .whenComplete((results, err) -> {
+                        if (err == null) {
+                            recordProduced(data, results);
+                        }
+                        metrics.recordLatency("produce", System.nanoTime() - startNs);
                         if (request.getAcks() != 0) {
                             ProduceResponse.Builder b = ProduceResponse.newBuilder()
                                 .setCorrelationId(request.getCorrelationId());
@@ -119,6 +129,19 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         };
     }
 
+    private void recordProduced(Map<TopicPartition, ByteBuffer> data, Map<TopicPartition, ReplicaManager.ProduceResult> results) {
+        for (Map.Entry<TopicPartition, ByteBuffer> e : data.entrySet()) {
+            ReplicaManager.ProduceResult r = results.get(e.getKey());
+            if (r != null && r.error() == ErrorCode.NONE) {
+                long records = 0;
+                for (RecordBatch batch : Records.batches(e.getValue())) {
+                    records += batch.recordCount();
+                }
+                metrics.recordProduce(e.getKey().topic(), e.getValue().limit(), records);
+            }
+        }
+    }
+
     static <T> void send(ServerCallStreamObserver<T> call, T message) {
         synchronized (call) {
             if (!call.isCancelled()) {
@@ -153,6 +176,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         return new StreamObserver<>() {
             @Override
             public void onNext(FetchRequest request) {
+                long startNs = System.nanoTime();
                 List<FetchManager.PartitionFetch> parts = new ArrayList<>(request.getPartitionsCount());
                 for (FetchRequest.FetchPartition p : request.getPartitionsList()) {
                     parts.add(new FetchManager.PartitionFetch(new TopicPartition(p.getTopic(), p.getPartition()),
@@ -170,6 +194,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                         }
                     }
                     send(call, b.build());
+                    metrics.recordLatency(request.getReplicaId() >= 0 ? "fetch_follower" : "fetch_consumer",
+                        System.nanoTime() - startNs);
                 });
             }
 
@@ -203,6 +229,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         }
         if (r.data() != null && r.data().sizeInBytes() > 0) {
             b.setRecords(StoredBytes.of(r.data()));
+            metrics.recordFetch(pd.tp().topic(), r.data().sizeInBytes());
         }
         if (r.error() == ErrorCode.NOT_LEADER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {
             leaderHint(pd.tp()).ifPresent(b::setCurrentLeader);

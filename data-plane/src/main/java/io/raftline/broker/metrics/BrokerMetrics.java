@@ -1,0 +1,140 @@
+package io.raftline.broker.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import io.raftline.broker.log.Log;
+import io.raftline.broker.replica.Partition;
+import io.raftline.broker.replica.ReplicaManager;
+import io.raftline.metadata.image.BrokerRegistration;
+import io.raftline.metadata.image.MetadataImage;
+import io.raftline.metadata.image.TopicImage;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * The broker's metrics, named as Prometheus expects ({@code raftline_..._total} for counters, units in the name)
+ * and as the CLI contract lists them. Per-partition gauges are refreshed by {@link #refresh()} (the node calls it
+ * every few seconds), so a scrape never walks the logs.
+ */
+public final class BrokerMetrics {
+
+    private final MeterRegistry registry;
+    private final ReplicaManager replicaManager;
+    private final Map<String, Counter> bytesIn = new ConcurrentHashMap<>();
+    private final Map<String, Counter> bytesOut = new ConcurrentHashMap<>();
+    private final Map<String, Counter> messagesIn = new ConcurrentHashMap<>();
+    private final Map<String, Timer> latency = new ConcurrentHashMap<>();
+    private final Counter isrShrinks;
+    private final Counter isrExpands;
+    private final MultiGauge logEndOffset;
+    private final MultiGauge logSize;
+    private final MultiGauge followerLag;
+
+    public BrokerMetrics(MeterRegistry registry, ReplicaManager replicaManager, LongSupplier metadataIndex,
+                         LongSupplier quorumCommitIndex) {
+        this.registry = registry;
+        this.replicaManager = replicaManager;
+        this.isrShrinks = Counter.builder("raftline.isr.shrinks").description("ISR shrinks this broker asked for and got")
+            .register(registry);
+        this.isrExpands = Counter.builder("raftline.isr.expands").description("ISR expands this broker asked for and got")
+            .register(registry);
+        Gauge.builder("raftline.partitions.under.replicated", this, m -> m.count(Partition::underReplicated))
+            .description("Partitions this broker leads whose ISR is smaller than their replicas").register(registry);
+        Gauge.builder("raftline.partitions.under.min.isr", this, m -> m.count(Partition::underMinIsr))
+            .description("Partitions this broker leads whose ISR is below min.insync.replicas").register(registry);
+        Gauge.builder("raftline.partitions.leader.count", this, m -> m.count(Partition::isLeader))
+            .description("Partitions this broker leads").register(registry);
+        Gauge.builder("raftline.partitions.count", this, m -> m.replicaManager.partitions().size())
+            .description("Partition replicas on this broker").register(registry);
+        Gauge.builder("raftline.partitions.offline", this, m -> m.offlinePartitions(m.replicaManager.image()))
+            .description("Partitions without a leader, cluster-wide, in this broker's metadata").register(registry);
+        Gauge.builder("raftline.brokers.fenced", this, m -> m.replicaManager.image().brokers().values().stream()
+                .filter(BrokerRegistration::fenced).count())
+            .description("Registered brokers the controller has fenced").register(registry);
+        Gauge.builder("raftline.metadata.image.index", metadataIndex, LongSupplier::getAsLong)
+            .description("Raft index of this node's metadata image").register(registry);
+        Gauge.builder("raftline.metadata.lag.entries", this,
+                m -> Math.max(0, quorumCommitIndex.getAsLong() - metadataIndex.getAsLong()))
+            .description("How far this node's metadata image is behind the quorum's commit index").register(registry);
+        this.logEndOffset = MultiGauge.builder("raftline.log.end.offset").description("Log end offset per partition")
+            .register(registry);
+        this.logSize = MultiGauge.builder("raftline.log.size.bytes").description("Bytes on disk per partition")
+            .register(registry);
+        this.followerLag = MultiGauge.builder("raftline.replica.lag.messages")
+            .description("On the leader: its log end offset minus each follower's").register(registry);
+    }
+
+    private double count(java.util.function.Predicate<Partition> p) {
+        return replicaManager.partitions().stream().filter(p).count();
+    }
+
+    private double offlinePartitions(MetadataImage image) {
+        long n = 0;
+        for (TopicImage topic : image.topicsById().values()) {
+            n += topic.partitions().values().stream().filter(p -> !p.hasLeader()).count();
+        }
+        return n;
+    }
+
+    public void recordProduce(String topic, long bytes, long records) {
+        bytesIn.computeIfAbsent(topic, t -> Counter.builder("raftline.broker.bytes.in").tag("topic", t)
+            .description("Bytes produced to this broker").register(registry)).increment(bytes);
+        messagesIn.computeIfAbsent(topic, t -> Counter.builder("raftline.broker.messages.in").tag("topic", t)
+            .description("Records produced to this broker").register(registry)).increment(records);
+    }
+
+    public void recordFetch(String topic, long bytes) {
+        bytesOut.computeIfAbsent(topic, t -> Counter.builder("raftline.broker.bytes.out").tag("topic", t)
+            .description("Bytes fetched from this broker (consumers and followers)").register(registry)).increment(bytes);
+    }
+
+    public void recordLatency(String api, long nanos) {
+        latency.computeIfAbsent(api, a -> Timer.builder("raftline.request.latency").tag("api", a)
+            .description("Request latency per API")
+            .publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(30))
+            .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
+    }
+
+    public void isrChanged(int shrinks, int expands) {
+        if (shrinks > 0) {
+            isrShrinks.increment(shrinks);
+        }
+        if (expands > 0) {
+            isrExpands.increment(expands);
+        }
+    }
+
+    /** Re-reads every partition's offsets and sizes into the per-partition gauges. */
+    public void refresh() {
+        List<MultiGauge.Row<?>> ends = new ArrayList<>();
+        List<MultiGauge.Row<?>> sizes = new ArrayList<>();
+        List<MultiGauge.Row<?>> lags = new ArrayList<>();
+        for (Partition p : replicaManager.partitions()) {
+            Log log = p.log();
+            if (log == null) {
+                continue;
+            }
+            Tags tags = Tags.of("topic", p.topicPartition().topic(), "partition", Integer.toString(p.topicPartition().partition()));
+            long end = log.logEndOffset();
+            ends.add(MultiGauge.Row.of(tags, end));
+            sizes.add(MultiGauge.Row.of(tags, log.size()));
+            if (p.isLeader()) {
+                p.followerEndOffsets().forEach((replica, leo) ->
+                    lags.add(MultiGauge.Row.of(tags.and("replica", Integer.toString(replica)), leo < 0 ? end : end - leo)));
+            }
+        }
+        logEndOffset.register(ends, true);
+        logSize.register(sizes, true);
+        followerLag.register(lags, true);
+    }
+}
