@@ -84,6 +84,51 @@ public final class MetadataDelta {
         return delta;
     }
 
+    /**
+     * The delta between two images that are not connected by records at hand (a follower that loaded a snapshot):
+     * everything that differs is reported as changed.
+     */
+    public static MetadataDelta diff(MetadataImage before, MetadataImage after) {
+        MetadataDelta d = new MetadataDelta(before);
+        after.topicsById().forEach((id, t) -> {
+            TopicImage old = before.topicsById().get(id);
+            if (old == null) {
+                d.createdTopics.put(id, t);
+            }
+            t.partitions().forEach((p, reg) -> {
+                PartitionRegistration was = old == null ? null : old.partition(p);
+                if (!reg.equals(was)) {
+                    d.partitionsBefore.put(new TopicIdPartition(id, p), was);
+                }
+            });
+        });
+        before.topicsById().forEach((id, t) -> {
+            if (!after.topicsById().containsKey(id)) {
+                d.removedTopics.put(id, t);
+                t.partitions().forEach((p, reg) -> d.partitionsBefore.put(new TopicIdPartition(id, p), reg));
+            }
+        });
+        Set<Integer> brokerIds = new LinkedHashSet<>(before.brokers().keySet());
+        brokerIds.addAll(after.brokers().keySet());
+        for (int id : brokerIds) {
+            if (!Objects.equals(before.brokers().get(id), after.brokers().get(id))) {
+                d.brokersBefore.put(id, before.brokers().get(id));
+            }
+        }
+        Set<ConfigResource> resources = new LinkedHashSet<>(before.configs().keySet());
+        resources.addAll(after.configs().keySet());
+        for (ConfigResource r : resources) {
+            if (!before.configs(r).equals(after.configs(r))) {
+                d.changedConfigs.add(r);
+            }
+        }
+        d.controllerChanged = before.controllerId() != after.controllerId() || before.controllerEpoch() != after.controllerEpoch();
+        d.producerIdsChanged = before.nextProducerId() != after.nextProducerId();
+        d.featuresChanged = !before.features().equals(after.features());
+        d.image = after;
+        return d;
+    }
+
     /** Replays one record that belongs to the entry at {@code index}. */
     public void replay(MetadataRecord record, long index) {
         if (image != null) {

@@ -89,6 +89,12 @@ public final class QuorumServer implements Closeable {
         properties = ratisProperties(config, dir);
         List<RaftPeer> peers = new ArrayList<>();
         config.voters().forEach((id, addr) -> peers.add(peer(id, addr)));
+        if (!config.voters().containsKey(config.nodeId())) {
+            // A node joining an existing quorum (add-voter): Ratis needs it in its own group, so it starts as a
+            // non-voting listener that waits for the leader to add it; it never campaigns before that.
+            peers.add(RaftPeer.newBuilder().setId(peerId(config.nodeId()))
+                .setAddress(config.quorumHost() + ":" + config.quorumPort()).setStartupRole(RaftPeerRole.LISTENER).build());
+        }
         RaftGroup group = RaftGroup.valueOf(groupId, peers);
         server = RaftServer.newBuilder()
             .setServerId(peerId(config.nodeId()))

@@ -1,0 +1,193 @@
+package io.raftline.metadata.client;
+
+import io.raftline.common.Time;
+import io.raftline.common.Uuid;
+import io.raftline.metadata.image.MetadataImage;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.controller.BrokerHeartbeatRequest;
+import io.raftline.protocol.controller.BrokerHeartbeatResponse;
+import io.raftline.protocol.controller.RegisterBrokerRequest;
+import io.raftline.protocol.metadata.Endpoint;
+import java.io.Closeable;
+import java.security.SecureRandom;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A broker's side of liveness: registers with a fresh incarnation id at each start, heartbeats every
+ * {@code broker.heartbeat.interval.ms} reporting its metadata index, and tracks what the controller says.
+ *
+ * <p>States: UNREGISTERED --(registration committed)--> FENCED --(controller unfences: caught up)--> ACTIVE;
+ * any --(controller says stale epoch / not registered)--> UNREGISTERED (registers again);
+ * ACTIVE --{@link #controlledShutdown()}--> SHUTTING_DOWN --(controller: should shut down)--> STOPPED.
+ * One writer: the manager's own thread; the getters are volatile reads.
+ */
+public final class BrokerLifecycleManager implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BrokerLifecycleManager.class);
+
+    public enum State { UNREGISTERED, FENCED, ACTIVE, SHUTTING_DOWN, STOPPED }
+
+    private final int brokerId;
+    private final String clusterId;
+    private final List<Endpoint> endpoints;
+    private final String rack;
+    private final ControllerChannel channel;
+    private final MetadataFollower follower;
+    private final long heartbeatIntervalMs;
+    private final String incarnationId;
+    private final ScheduledExecutorService thread;
+    private final CompletableFuture<Void> unfenced = new CompletableFuture<>();
+    private final CompletableFuture<Void> shutdownDone = new CompletableFuture<>();
+    private volatile State state = State.UNREGISTERED;
+    private volatile long brokerEpoch = -1;
+    private volatile boolean wantShutdown;
+    private volatile boolean closed;
+
+    public BrokerLifecycleManager(int brokerId, String clusterId, List<Endpoint> endpoints, String rack,
+                                  ControllerChannel channel, MetadataFollower follower, long heartbeatIntervalMs, Time time) {
+        this.brokerId = brokerId;
+        this.clusterId = clusterId;
+        this.endpoints = List.copyOf(endpoints);
+        this.rack = rack == null ? "" : rack;
+        this.channel = channel;
+        this.follower = follower;
+        this.heartbeatIntervalMs = heartbeatIntervalMs;
+        this.incarnationId = Uuid.random(new SecureRandom()).toString();
+        this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "broker-lifecycle-" + brokerId);
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public void start() {
+        thread.execute(this::register);
+    }
+
+    public State state() {
+        return state;
+    }
+
+    /** The epoch of the current registration, -1 before the first one commits. */
+    public long brokerEpoch() {
+        return brokerEpoch;
+    }
+
+    public boolean isFenced() {
+        return state != State.ACTIVE;
+    }
+
+    public String incarnationId() {
+        return incarnationId;
+    }
+
+    /** Completes the first time the controller unfences this broker. */
+    public CompletableFuture<Void> unfenced() {
+        return unfenced;
+    }
+
+    /**
+     * Asks the controller to move this broker's leaderships away (heartbeats carry want_shutdown from now on) and
+     * completes when it says the broker may stop. The caller then closes its servers, then this manager.
+     */
+    public CompletableFuture<Void> controlledShutdown() {
+        wantShutdown = true;
+        if (state == State.UNREGISTERED) {
+            shutdownDone.complete(null);
+        } else {
+            state = State.SHUTTING_DOWN;
+            thread.execute(this::heartbeat);
+        }
+        return shutdownDone;
+    }
+
+    private void register() {
+        if (closed || wantShutdown) {
+            return;
+        }
+        RegisterBrokerRequest req = RegisterBrokerRequest.newBuilder().setClusterId(clusterId).setBrokerId(brokerId)
+            .setIncarnationId(incarnationId).addAllEndpoints(endpoints).setRack(rack)
+            .setMaxSupportedMetadataVersion(MetadataImage.LATEST_METADATA_VERSION).build();
+        channel.registerBroker(req, Math.max(2000, heartbeatIntervalMs * 8)).whenCompleteAsync((resp, err) -> {
+            if (err != null || resp.getError().getCode() != ErrorCode.NONE) {
+                LOG.warn("broker {} registration failed: {}", brokerId, err != null ? err.toString() : resp.getError());
+                schedule(this::register, heartbeatIntervalMs);
+                return;
+            }
+            brokerEpoch = resp.getBrokerEpoch();
+            state = State.FENCED;
+            LOG.info("broker {} registered with epoch {} (incarnation {})", brokerId, brokerEpoch, incarnationId);
+            heartbeat();
+        }, thread);
+    }
+
+    private void heartbeat() {
+        if (closed || state == State.UNREGISTERED || state == State.STOPPED) {
+            return;
+        }
+        BrokerHeartbeatRequest req = BrokerHeartbeatRequest.newBuilder().setBrokerId(brokerId).setBrokerEpoch(brokerEpoch)
+            .setMetadataOffset(follower.currentImage().index()).setWantShutdown(wantShutdown).build();
+        long sentEpoch = brokerEpoch;
+        channel.brokerHeartbeat(req, Math.max(1000, heartbeatIntervalMs * 4)).whenCompleteAsync((resp, err) -> {
+            if (brokerEpoch != sentEpoch || state == State.STOPPED) {
+                return;
+            }
+            if (err != null) {
+                LOG.debug("broker {} heartbeat failed: {}", brokerId, err.toString());
+            } else {
+                onHeartbeat(resp);
+            }
+            if (state != State.UNREGISTERED && state != State.STOPPED) {
+                schedule(this::heartbeat, heartbeatIntervalMs);
+            }
+        }, thread);
+    }
+
+    private void onHeartbeat(BrokerHeartbeatResponse resp) {
+        ErrorCode code = resp.getError().getCode();
+        if (code == ErrorCode.STALE_BROKER_EPOCH || code == ErrorCode.BROKER_ID_NOT_REGISTERED) {
+            LOG.warn("broker {}: {}; registering again", brokerId, resp.getError().getMessage());
+            state = State.UNREGISTERED;
+            brokerEpoch = -1;
+            schedule(this::register, 0);
+            return;
+        }
+        if (code != ErrorCode.NONE) {
+            LOG.debug("broker {} heartbeat refused: {}", brokerId, resp.getError());
+            return;
+        }
+        if (wantShutdown) {
+            if (resp.getShouldShutDown()) {
+                state = State.STOPPED;
+                shutdownDone.complete(null);
+            }
+            return;
+        }
+        if (resp.getIsFenced()) {
+            state = State.FENCED;
+        } else {
+            state = State.ACTIVE;
+            unfenced.complete(null);
+        }
+    }
+
+    private void schedule(Runnable r, long delayMs) {
+        try {
+            thread.schedule(r, delayMs, TimeUnit.MILLISECONDS);
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // Closed.
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        thread.shutdownNow();
+    }
+}

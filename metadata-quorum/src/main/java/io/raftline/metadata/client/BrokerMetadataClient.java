@@ -1,0 +1,66 @@
+package io.raftline.metadata.client;
+
+import io.raftline.common.Time;
+import io.raftline.metadata.controller.ControllerConfig;
+import io.raftline.protocol.metadata.Endpoint;
+import java.io.Closeable;
+import java.net.InetSocketAddress;
+import java.util.List;
+
+/**
+ * Everything a broker needs from the metadata quorum, built from its settings: the {@link MetadataFollower} (its
+ * image), the {@link ControllerChannel} (requests to the active controller: AlterPartition, producer ids, admin
+ * writes forwarded from clients) and the {@link BrokerLifecycleManager} (registration, heartbeats, controlled
+ * shutdown). {@link #start()} starts following and registering; {@link #close()} stops all three.
+ */
+public final class BrokerMetadataClient implements Closeable {
+
+    /** The deadline of a forwarded admin request (Kafka's default.api.timeout.ms is 60 s; the CLI's is 30 s). */
+    public static final long DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+    private final MetadataFollower follower;
+    private final ControllerChannel channel;
+    private final BrokerLifecycleManager lifecycle;
+
+    /**
+     * @param advertisedEndpoints the broker's listeners as others reach them (name "broker" for the data plane)
+     * @param rack                {@code broker.rack}, or null/empty for none
+     */
+    public BrokerMetadataClient(int brokerId, String clusterId, List<InetSocketAddress> controllerEndpoints,
+                                List<Endpoint> advertisedEndpoints, String rack, Time time) {
+        this(brokerId, clusterId, controllerEndpoints, advertisedEndpoints, rack, time,
+            ControllerConfig.defaults().brokerHeartbeatIntervalMs());
+    }
+
+    public BrokerMetadataClient(int brokerId, String clusterId, List<InetSocketAddress> controllerEndpoints,
+                                List<Endpoint> advertisedEndpoints, String rack, Time time, long heartbeatIntervalMs) {
+        this.follower = new MetadataFollower(brokerId, controllerEndpoints, time);
+        this.channel = new ControllerChannel(controllerEndpoints, time, DEFAULT_REQUEST_TIMEOUT_MS);
+        this.lifecycle = new BrokerLifecycleManager(brokerId, clusterId, advertisedEndpoints, rack, channel, follower,
+            heartbeatIntervalMs, time);
+    }
+
+    public void start() {
+        follower.start();
+        lifecycle.start();
+    }
+
+    public MetadataFollower follower() {
+        return follower;
+    }
+
+    public ControllerChannel channel() {
+        return channel;
+    }
+
+    public BrokerLifecycleManager lifecycle() {
+        return lifecycle;
+    }
+
+    @Override
+    public void close() {
+        lifecycle.close();
+        follower.close();
+        channel.close();
+    }
+}
