@@ -2,10 +2,12 @@ package io.raftline.cli;
 
 import io.raftline.cli.command.ConfigsCommand;
 import io.raftline.cli.command.LeaderElectionCommand;
+import io.raftline.cli.command.ProduceCommand;
 import io.raftline.cli.command.QuorumCommand;
 import io.raftline.cli.command.ReassignCommand;
 import io.raftline.cli.command.TopicsCommand;
 import io.raftline.cli.command.dev.DevCommand;
+import io.raftline.cli.command.perf.PerfCommand;
 import io.raftline.common.Version;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -28,6 +30,8 @@ import picocli.CommandLine.Command;
         LeaderElectionCommand.class,
         ReassignCommand.class,
         ConfigsCommand.class,
+        ProduceCommand.class,
+        PerfCommand.class,
         CommandLine.HelpCommand.class,
     })
 public final class RaftlineCli implements Callable<Integer> {
