@@ -120,8 +120,6 @@ public final class BrokerServer implements AutoCloseable {
         }
         replicaManager.startup();
         metadata.start();
-        long checkpointMs = config.getLong("replica.high.watermark.checkpoint.interval.ms");
-        scheduler.scheduleWithFixedDelay(this::checkpoint, checkpointMs, checkpointMs, TimeUnit.MILLISECONDS);
         LOG.info("broker {} listening on {} (advertised {})", brokerId, listener, advertised);
     }
 
@@ -144,14 +142,6 @@ public final class BrokerServer implements AutoCloseable {
             replicaManager.applyDelta(delta, image);
         } catch (RuntimeException e) {
             LOG.error("broker {} failed to apply metadata at index {}", config.nodeId(), image.index(), e);
-        }
-    }
-
-    private void checkpoint() {
-        try {
-            logManager.checkpoint();
-        } catch (RuntimeException e) {
-            LOG.warn("checkpoint failed", e);
         }
     }
 

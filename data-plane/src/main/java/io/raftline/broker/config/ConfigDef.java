@@ -18,7 +18,7 @@ public final class ConfigDef {
 
     /** How a value is written in a properties file and what it becomes. */
     public enum Type {
-        INT, LONG, BOOLEAN, STRING, LIST, HOST_PORT
+        INT, LONG, DOUBLE, BOOLEAN, STRING, LIST, HOST_PORT
     }
 
     /** One key. {@code defaultValue} null with {@code required} false means "no value" (an optional key). */
@@ -92,6 +92,7 @@ public final class ConfigDef {
             return switch (key.type()) {
                 case INT -> Integer.parseInt(text);
                 case LONG -> Long.parseLong(text);
+                case DOUBLE -> Double.parseDouble(text);
                 case BOOLEAN -> parseBoolean(text);
                 case STRING -> text;
                 case LIST -> parseList(text);
@@ -130,6 +131,7 @@ public final class ConfigDef {
         return switch (type) {
             case INT -> "an integer";
             case LONG -> "a long integer";
+            case DOUBLE -> "a number";
             default -> type.name().toLowerCase(Locale.ROOT);
         };
     }
@@ -149,6 +151,13 @@ public final class ConfigDef {
 
     public static Check atLeast(long min) {
         return v -> ((Number) v).longValue() >= min ? null : "must be at least " + min;
+    }
+
+    public static Check betweenDouble(double min, double max) {
+        return v -> {
+            double n = ((Number) v).doubleValue();
+            return n >= min && n <= max ? null : "must be between " + min + " and " + max;
+        };
     }
 
     public static Check between(long min, long max) {

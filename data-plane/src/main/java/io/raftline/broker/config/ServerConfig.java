@@ -1,6 +1,7 @@
 package io.raftline.broker.config;
 
 import static io.raftline.broker.config.ConfigDef.Type.BOOLEAN;
+import static io.raftline.broker.config.ConfigDef.Type.DOUBLE;
 import static io.raftline.broker.config.ConfigDef.Type.HOST_PORT;
 import static io.raftline.broker.config.ConfigDef.Type.INT;
 import static io.raftline.broker.config.ConfigDef.Type.LIST;
@@ -9,6 +10,7 @@ import static io.raftline.broker.config.ConfigDef.Type.STRING;
 import static io.raftline.broker.config.ConfigDef.all;
 import static io.raftline.broker.config.ConfigDef.atLeast;
 import static io.raftline.broker.config.ConfigDef.between;
+import static io.raftline.broker.config.ConfigDef.betweenDouble;
 import static io.raftline.broker.config.ConfigDef.eachOf;
 import static io.raftline.broker.config.ConfigDef.nonEmptyList;
 import static io.raftline.broker.config.ConfigDef.oneOf;
@@ -122,6 +124,13 @@ public final class ServerConfig {
         .define("log.cleaner.delete.retention.ms", LONG, 86_400_000L, atLeast(0), "log",
             "How long a compacted topic keeps tombstones.")
         .define("log.cleaner.enable", BOOLEAN, true, null, "log", "Run the compaction of compacted topics.")
+        .define("log.cleaner.min.cleanable.ratio", DOUBLE, 0.5, betweenDouble(0, 1), "log",
+            "Compact a log once this share of it is not yet compacted.")
+        .define("log.cleaner.backoff.ms", LONG, 15_000L, atLeast(0), "log", "Pause of the cleaner when nothing needs compacting.")
+        .define("log.flush.scheduler.interval.ms", LONG, 1_000L, atLeast(1), "log",
+            "How often logs are checked for a time-based flush (log.flush.interval.ms).")
+        .define("log.flush.offset.checkpoint.interval.ms", LONG, 60_000L, atLeast(1), "log",
+            "How often recovery points are written to disk.")
         .define("log.segment.delete.delay.ms", LONG, 60_000L, atLeast(0), "log", "Delay before a deleted segment's files go.")
         .define("log.flush.interval.messages", LONG, Long.MAX_VALUE, atLeast(1), "log",
             "fsync after this many messages (1: before every acknowledgement). Durability comes from replication.")
