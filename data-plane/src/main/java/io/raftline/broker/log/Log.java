@@ -67,6 +67,10 @@ public final class Log {
     private volatile boolean closed;
     private long unflushedMessages;
     private long lastFlushMs;
+    /** Bumped by every truncation, so the cleaner can tell a segment it read was rewritten in place. */
+    private volatile long truncations;
+    /** Offsets below this were compacted by the cleaner since this log was opened (memory only). */
+    volatile long cleanedUpTo;
 
     Log(String topic, int partition, byte[] topicId, Path dir, LogConfig config, Time time, ScheduledExecutorService scheduler,
         StorageErrorHandler errorHandler, LeaderEpochCache epochCache, ConcurrentSkipListMap<Long, LogSegment> segments,
@@ -356,6 +360,7 @@ public final class Log {
                 for (LogSegment s : removed) {
                     segments.remove(s.baseOffset());
                 }
+                truncations++;
                 LogSegment last = segments.lastEntry().getValue();
                 last.truncateTo(offset);
                 if (!removed.isEmpty()) {
@@ -378,6 +383,7 @@ public final class Log {
         synchronized (lock) {
             checkWritable();
             try {
+                truncations++;
                 List<LogSegment> removed = new ArrayList<>(segments.values());
                 for (LogSegment s : removed) {
                     s.onBecomeInactive();
@@ -525,6 +531,10 @@ public final class Log {
 
     // ---------------------------------------------------------------- cleaner support
 
+    long truncations() {
+        return truncations;
+    }
+
     /** Inactive segments whose every offset is below the high watermark, oldest first. */
     List<LogSegment> cleanableSegments() {
         List<LogSegment> all = new ArrayList<>(segments.values());
@@ -542,9 +552,10 @@ public final class Log {
      * Replaces {@code old} with its cleaned copy (files suffixed ".cleaned", same base offset) unless the segment
      * was deleted or replaced meanwhile; then the cleaned copy is discarded. Returns whether it was swapped in.
      */
-    boolean replaceSegment(LogSegment old, LogSegment cleaned) throws IOException {
+    boolean replaceSegment(LogSegment old, LogSegment cleaned, long truncationsSeen) throws IOException {
         synchronized (lock) {
-            if (offline || closed || segments.get(old.baseOffset()) != old) {
+            if (offline || closed || segments.get(old.baseOffset()) != old || truncations != truncationsSeen
+                || segments.lastEntry().getValue() == old) {
                 cleaned.deleteFiles();
                 return false;
             }

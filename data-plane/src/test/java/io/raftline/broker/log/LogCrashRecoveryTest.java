@@ -49,7 +49,7 @@ class LogCrashRecoveryTest {
     record Stored(long segmentBase, int position, int size, List<Map.Entry<Long, String>> records) {
     }
 
-    @Property(tries = 120, seed = "31337")
+    @Property(tries = 60, seed = "31337")
     void recoveryKeepsTheValidPrefixAndNothingAfter(@ForAll @IntRange(min = 1, max = 40) int batchCount,
                                                     @ForAll @IntRange(min = 300, max = 3000) int segmentBytes,
                                                     @ForAll boolean flip,

@@ -1,0 +1,446 @@
+package io.raftline.broker.log;
+
+import io.raftline.common.Time;
+import io.raftline.protocol.ErrorCode;
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Every partition log of a broker, over one or more {@code log.dirs}. New partitions go to the online directory
+ * holding the fewest. The first I/O error in a directory (a failing disk, a full disk) takes the whole directory
+ * offline: its logs refuse every further call with STORAGE_ERROR and {@link LogDirListener}s are told, so the
+ * broker can drop those replicas from their ISRs and move their leaderships; the other directories keep serving.
+ *
+ * <p>Per directory: {@code recovery-point-offset-checkpoint} (where recovery starts for each log),
+ * {@code replication-offset-checkpoint} (high watermarks: the broker sets each log's HW with
+ * {@link Log#updateHighWatermark} or {@link #checkpointHighWatermarks(Map)}, the manager persists them), and
+ * {@code .raftline_clean_shutdown}, written after a clean shutdown so the next start recovers nothing.
+ *
+ * <p>Background work on the given scheduler: retention every {@code log.retention.check.interval.ms}, the
+ * {@code flush.ms} check every second, recovery-point and high-watermark checkpoints every
+ * {@code log.flush.offset.checkpoint.interval.ms}, compaction every {@code log.cleaner.backoff.ms}. Each task can
+ * also be run by hand (tests use a manual clock).
+ *
+ * <p>Threading: the public methods are thread-safe; creation and deletion of logs are serialized on this object.
+ */
+public final class LogManager {
+
+    private static final Logger LOG = LoggerFactory.getLogger(LogManager.class);
+
+    static final String RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
+    static final String REPLICATION_CHECKPOINT = "replication-offset-checkpoint";
+    static final String CLEAN_SHUTDOWN_MARKER = ".raftline_clean_shutdown";
+    static final String DELETE_DIR_SUFFIX = "-delete";
+
+    /** Told when a log directory goes offline. */
+    public interface LogDirListener {
+        void onLogDirOffline(String dir);
+    }
+
+    /** How often the background tasks run. */
+    public record Intervals(long retentionCheckMs, long flushCheckMs, long checkpointMs, long cleanerBackoffMs) {
+        public static final Intervals DEFAULT = new Intervals(300_000, 1_000, 60_000, 15_000);
+
+        /** From the broker's properties (Kafka's key names), falling back to the defaults. */
+        public static Intervals fromBrokerProperties(Map<String, String> props) {
+            return new Intervals(
+                longProp(props, "log.retention.check.interval.ms", DEFAULT.retentionCheckMs),
+                longProp(props, "log.flush.scheduler.interval.ms", DEFAULT.flushCheckMs),
+                longProp(props, "log.flush.offset.checkpoint.interval.ms", DEFAULT.checkpointMs),
+                longProp(props, "log.cleaner.backoff.ms", DEFAULT.cleanerBackoffMs));
+        }
+
+        private static long longProp(Map<String, String> props, String key, long fallback) {
+            String raw = props.get(key);
+            if (raw == null) {
+                return fallback;
+            }
+            try {
+                long v = Long.parseLong(raw.trim());
+                if (v <= 0) {
+                    throw new NumberFormatException();
+                }
+                return v;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("invalid value for " + key + ": '" + raw + "' (expected a positive whole number)");
+            }
+        }
+    }
+
+    private final List<Path> logDirs;
+    private final LogConfig defaultConfig;
+    private final Time time;
+    private final ScheduledExecutorService scheduler;
+    private final Intervals intervals;
+    private final LogCleaner cleaner;
+    private final Map<TopicPartitionKey, Log> logs = new ConcurrentHashMap<>();
+    private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
+    private final List<LogDirListener> listeners = new CopyOnWriteArrayList<>();
+    private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
+    private volatile boolean started;
+
+    public LogManager(List<Path> logDirs, LogConfig defaultConfig, Time time, ScheduledExecutorService scheduler) {
+        this(logDirs, defaultConfig, time, scheduler, Intervals.DEFAULT);
+    }
+
+    public LogManager(List<Path> logDirs, LogConfig defaultConfig, Time time, ScheduledExecutorService scheduler, Intervals intervals) {
+        if (logDirs.isEmpty()) {
+            throw new IllegalArgumentException("log.dirs is empty");
+        }
+        this.logDirs = logDirs.stream().map(p -> p.toAbsolutePath().normalize()).toList();
+        this.defaultConfig = defaultConfig;
+        this.time = time;
+        this.scheduler = scheduler;
+        this.intervals = intervals;
+        this.cleaner = new LogCleaner(time);
+    }
+
+    public void addListener(LogDirListener listener) {
+        listeners.add(listener);
+    }
+
+    /**
+     * Loads every partition directory in every log dir (recovering after an unclean stop), finishes interrupted
+     * deletions, restores high watermarks and starts the background tasks. A directory that fails to load goes
+     * offline; the others still start.
+     */
+    public synchronized void startup() {
+        if (started) {
+            return;
+        }
+        for (Path dir : logDirs) {
+            try {
+                loadDir(dir);
+            } catch (IOException | RuntimeException e) {
+                LOG.error("log dir {} failed to load; it is offline", dir, e);
+                markDirOffline(dir, e instanceof IOException ? (IOException) e : new IOException(e));
+            }
+        }
+        started = true;
+        tasks.add(scheduler.scheduleWithFixedDelay(this::runRetention, intervals.retentionCheckMs(), intervals.retentionCheckMs(),
+            TimeUnit.MILLISECONDS));
+        tasks.add(scheduler.scheduleWithFixedDelay(this::runFlushCheck, intervals.flushCheckMs(), intervals.flushCheckMs(),
+            TimeUnit.MILLISECONDS));
+        tasks.add(scheduler.scheduleWithFixedDelay(this::runCheckpoints, intervals.checkpointMs(), intervals.checkpointMs(),
+            TimeUnit.MILLISECONDS));
+        tasks.add(scheduler.scheduleWithFixedDelay(this::runCleaner, intervals.cleanerBackoffMs(), intervals.cleanerBackoffMs(),
+            TimeUnit.MILLISECONDS));
+    }
+
+    private void loadDir(Path dir) throws IOException {
+        Files.createDirectories(dir);
+        Path marker = dir.resolve(CLEAN_SHUTDOWN_MARKER);
+        boolean clean = Files.exists(marker);
+        Map<TopicPartitionKey, Long> recoveryPoints = readOffsets(dir.resolve(RECOVERY_POINT_CHECKPOINT));
+        Map<TopicPartitionKey, Long> hws = readOffsets(dir.resolve(REPLICATION_CHECKPOINT));
+        List<Path> children = new ArrayList<>();
+        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, Files::isDirectory)) {
+            stream.forEach(children::add);
+        }
+        for (Path child : children) {
+            String name = child.getFileName().toString();
+            if (name.endsWith(DELETE_DIR_SUFFIX)) {
+                scheduler.execute(() -> deleteRecursively(child));
+                continue;
+            }
+            TopicPartitionKey key = TopicPartitionKey.parseDirName(name);
+            if (key == null) {
+                LOG.warn("ignoring {}: not a <topic>-<partition> directory", child);
+                continue;
+            }
+            if (logs.containsKey(key)) {
+                throw new IOException("partition " + key.dirName() + " exists in two log dirs: " + logs.get(key).dir() + " and " + child);
+            }
+            Log log = Log.open(child, key.topic(), key.partition(), null, defaultConfig, recoveryPoints.getOrDefault(key, 0L), clean,
+                time, scheduler, this::onStorageError);
+            Long hw = hws.get(key);
+            if (hw != null) {
+                log.updateHighWatermark(hw);
+            }
+            logs.put(key, log);
+        }
+        Files.deleteIfExists(marker);
+        writeRecoveryPoints(dir);
+    }
+
+    /** The partition's log, created in the least loaded online dir if it does not exist; an existing one gets {@code config}. */
+    public synchronized Log getOrCreateLog(String topic, int partition, byte[] topicId, LogConfig config) {
+        TopicPartitionKey key = new TopicPartitionKey(topic, partition);
+        Log existing = logs.get(key);
+        if (existing != null) {
+            if (!existing.config().equals(config)) {
+                existing.updateConfig(config);
+            }
+            return existing;
+        }
+        Map<Path, Integer> counts = new LinkedHashMap<>();
+        for (Path dir : logDirs) {
+            if (!offlineDirs.contains(dir)) {
+                counts.put(dir, 0);
+            }
+        }
+        if (counts.isEmpty()) {
+            throw new LogException(ErrorCode.STORAGE_ERROR, "every log dir is offline: cannot create " + key.dirName());
+        }
+        for (Log log : logs.values()) {
+            counts.computeIfPresent(log.dir().getParent(), (d, n) -> n + 1);
+        }
+        Path dir = counts.entrySet().stream().min(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        try {
+            Log log = Log.open(dir.resolve(key.dirName()), topic, partition, topicId, config, 0, false, time, scheduler,
+                this::onStorageError);
+            logs.put(key, log);
+            return log;
+        } catch (IOException e) {
+            markDirOffline(dir, e);
+            throw new LogException(ErrorCode.STORAGE_ERROR, "cannot create " + key.dirName() + " in " + dir + ": " + e, e);
+        }
+    }
+
+    public Optional<Log> getLog(String topic, int partition) {
+        return Optional.ofNullable(logs.get(new TopicPartitionKey(topic, partition)));
+    }
+
+    public Collection<Log> allLogs() {
+        return List.copyOf(logs.values());
+    }
+
+    /** Removes the log: closes it, renames its dir to {@code <dir>.<uuid>-delete} and deletes that in the background. */
+    public synchronized void deleteLog(String topic, int partition) {
+        Log log = logs.remove(new TopicPartitionKey(topic, partition));
+        if (log == null) {
+            return;
+        }
+        log.close();
+        Path target = log.dir().resolveSibling(log.dir().getFileName() + "." + UUID.randomUUID().toString().replace("-", "")
+            + DELETE_DIR_SUFFIX);
+        try {
+            Files.move(log.dir(), target);
+            scheduler.execute(() -> deleteRecursively(target));
+        } catch (IOException e) {
+            markDirOffline(log.dir().getParent(), e);
+        }
+    }
+
+    /** Sets the given logs' high watermarks and writes every online dir's replication-offset-checkpoint. */
+    public void checkpointHighWatermarks(Map<TopicPartitionKey, Long> highWatermarks) {
+        for (Map.Entry<TopicPartitionKey, Long> e : highWatermarks.entrySet()) {
+            Log log = logs.get(e.getKey());
+            if (log != null && !log.isOffline()) {
+                log.updateHighWatermark(e.getValue());
+            }
+        }
+        writeOffsetsPerDir(REPLICATION_CHECKPOINT, Log::highWatermark);
+    }
+
+    /** The high watermarks stored in every online dir's replication-offset-checkpoint. */
+    public Map<TopicPartitionKey, Long> readHighWatermarks() {
+        Map<TopicPartitionKey, Long> out = new HashMap<>();
+        for (Path dir : onlineDirs()) {
+            try {
+                out.putAll(readOffsets(dir.resolve(REPLICATION_CHECKPOINT)));
+            } catch (IOException e) {
+                markDirOffline(dir, e);
+            }
+        }
+        return out;
+    }
+
+    /** Writes every online dir's recovery-point-offset-checkpoint from the logs' recovery points. */
+    public void checkpointRecoveryPoints() {
+        writeOffsetsPerDir(RECOVERY_POINT_CHECKPOINT, Log::recoveryPoint);
+    }
+
+    private interface OffsetOf {
+        long of(Log log);
+    }
+
+    private void writeOffsetsPerDir(String fileName, OffsetOf offsetOf) {
+        for (Path dir : onlineDirs()) {
+            List<String> lines = new ArrayList<>();
+            for (Map.Entry<TopicPartitionKey, Log> e : logs.entrySet()) {
+                if (e.getValue().dir().getParent().equals(dir)) {
+                    lines.add(e.getKey().topic() + " " + e.getKey().partition() + " " + offsetOf.of(e.getValue()));
+                }
+            }
+            try {
+                CheckpointFile.write(dir.resolve(fileName), lines);
+            } catch (IOException e) {
+                markDirOffline(dir, e);
+            }
+        }
+    }
+
+    private void writeRecoveryPoints(Path dir) throws IOException {
+        List<String> lines = new ArrayList<>();
+        for (Map.Entry<TopicPartitionKey, Log> e : logs.entrySet()) {
+            if (e.getValue().dir().getParent().equals(dir)) {
+                lines.add(e.getKey().topic() + " " + e.getKey().partition() + " " + e.getValue().recoveryPoint());
+            }
+        }
+        CheckpointFile.write(dir.resolve(RECOVERY_POINT_CHECKPOINT), lines);
+    }
+
+    private static Map<TopicPartitionKey, Long> readOffsets(Path file) throws IOException {
+        Map<TopicPartitionKey, Long> out = new HashMap<>();
+        for (String line : CheckpointFile.read(file)) {
+            String[] parts = line.trim().split(" ");
+            if (parts.length != 3) {
+                throw new IOException(file + ": bad line '" + line + "'");
+            }
+            try {
+                out.put(new TopicPartitionKey(parts[0], Integer.parseInt(parts[1])), Long.parseLong(parts[2]));
+            } catch (NumberFormatException e) {
+                throw new IOException(file + ": bad line '" + line + "'");
+            }
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------- background tasks
+
+    /** Applies retention to every online log. */
+    public void runRetention() {
+        for (Log log : logs.values()) {
+            try {
+                log.deleteOldSegments();
+            } catch (LogException e) {
+                LOG.warn("retention of {} failed: {}", log.topicPartition(), e.getMessage());
+            }
+        }
+    }
+
+    /** Flushes every log whose flush.ms has passed. */
+    public void runFlushCheck() {
+        for (Log log : logs.values()) {
+            try {
+                if (!log.isOffline() && !log.isClosed()) {
+                    log.flushIfDue();
+                }
+            } catch (LogException e) {
+                LOG.warn("flush of {} failed: {}", log.topicPartition(), e.getMessage());
+            }
+        }
+    }
+
+    /** Writes the recovery-point and high-watermark checkpoints. */
+    public void runCheckpoints() {
+        checkpointRecoveryPoints();
+        writeOffsetsPerDir(REPLICATION_CHECKPOINT, Log::highWatermark);
+    }
+
+    /** Compacts every compacted log that is dirty enough; returns the segments cleaned. */
+    public int runCleaner() {
+        int cleaned = 0;
+        for (Log log : logs.values()) {
+            try {
+                cleaned += cleaner.clean(log).segmentsCleaned();
+            } catch (IOException e) {
+                log.markOffline();
+                onStorageError(log, e);
+            } catch (RuntimeException e) {
+                LOG.error("compaction of {} failed", log.topicPartition(), e);
+            }
+        }
+        return cleaned;
+    }
+
+    // ---------------------------------------------------------------- offline dirs
+
+    public List<Path> onlineDirs() {
+        return logDirs.stream().filter(d -> !offlineDirs.contains(d)).toList();
+    }
+
+    public Set<Path> offlineDirs() {
+        return Set.copyOf(offlineDirs);
+    }
+
+    private void onStorageError(Log log, IOException e) {
+        markDirOffline(log.dir().getParent(), e);
+    }
+
+    private void markDirOffline(Path dir, IOException cause) {
+        Path normalized = dir.toAbsolutePath().normalize();
+        if (!offlineDirs.add(normalized)) {
+            return;
+        }
+        LOG.error("log dir {} is offline after an I/O error: {}", normalized, cause.toString());
+        for (Log log : logs.values()) {
+            if (log.dir().getParent().equals(normalized)) {
+                log.markOffline();
+            }
+        }
+        for (LogDirListener l : listeners) {
+            try {
+                l.onLogDirOffline(normalized.toString());
+            } catch (RuntimeException e) {
+                LOG.error("log dir listener failed", e);
+            }
+        }
+    }
+
+    /** Stops the background tasks, flushes every online log, writes the checkpoints and the clean-shutdown markers. */
+    public synchronized void shutdown() {
+        for (ScheduledFuture<?> t : tasks) {
+            t.cancel(false);
+        }
+        tasks.clear();
+        for (Log log : logs.values()) {
+            if (!log.isOffline() && !log.isClosed()) {
+                try {
+                    log.flush();
+                } catch (LogException e) {
+                    LOG.warn("flush of {} at shutdown failed: {}", log.topicPartition(), e.getMessage());
+                }
+            }
+        }
+        runCheckpoints();
+        for (Log log : logs.values()) {
+            log.close();
+        }
+        for (Path dir : onlineDirs()) {
+            try {
+                Files.writeString(dir.resolve(CLEAN_SHUTDOWN_MARKER), "");
+                CheckpointFile.fsyncDirectory(dir);
+            } catch (IOException e) {
+                LOG.warn("could not write the clean shutdown marker in {}: {}", dir, e.toString());
+            }
+        }
+        logs.clear();
+        started = false;
+    }
+
+    private static void deleteRecursively(Path root) {
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    LOG.warn("could not delete {}: {}", p, e.toString());
+                }
+            });
+        } catch (IOException e) {
+            LOG.warn("could not delete {}: {}", root, e.toString());
+        }
+    }
+}

@@ -1,0 +1,171 @@
+package io.raftline.broker.log;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.raftline.common.ManualTime;
+import io.raftline.protocol.ErrorCode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Several log dirs: placement, restart with checkpoints, deletion, and a dir going offline. */
+class LogManagerTest {
+
+    @TempDir
+    Path tmp;
+
+    private final ManualTime time = new ManualTime();
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    private final LogConfig config = LogConfig.fromProperties(Map.of(), Map.of(LogConfig.SEGMENT_BYTES, "1000",
+        LogConfig.FILE_DELETE_DELAY_MS, "0"));
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        scheduler.shutdownNow();
+        scheduler.awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    private LogManager manager(List<Path> dirs) {
+        LogManager m = new LogManager(dirs, config, time, scheduler);
+        m.startup();
+        return m;
+    }
+
+    @Test
+    void spreadsPartitionsAndSurvivesARestart() throws Exception {
+        List<Path> dirs = List.of(tmp.resolve("d1"), tmp.resolve("d2"));
+        LogManager m = manager(dirs);
+        for (int p = 0; p < 4; p++) {
+            Log log = m.getOrCreateLog("orders", p, new byte[16], config);
+            log.appendAsLeader(TestBatches.batch(p + 1, "p" + p, 1), 2);
+        }
+        assertThat(Files.list(dirs.get(0)).filter(Files::isDirectory).count()).isEqualTo(2);
+        assertThat(Files.list(dirs.get(1)).filter(Files::isDirectory).count()).isEqualTo(2);
+        m.checkpointHighWatermarks(Map.of(new TopicPartitionKey("orders", 2), 2L));
+        m.shutdown();
+        assertThat(dirs.get(0).resolve(LogManager.CLEAN_SHUTDOWN_MARKER)).exists();
+        assertThat(Files.readAllLines(dirs.get(0).resolve(LogManager.RECOVERY_POINT_CHECKPOINT)).get(0)).isEqualTo("0");
+
+        LogManager again = manager(dirs);
+        assertThat(again.allLogs()).hasSize(4);
+        assertThat(dirs.get(0).resolve(LogManager.CLEAN_SHUTDOWN_MARKER)).doesNotExist();
+        for (int p = 0; p < 4; p++) {
+            Log log = again.getLog("orders", p).orElseThrow();
+            assertThat(log.logEndOffset()).isEqualTo(p + 1);
+            assertThat(log.latestEpoch()).isEqualTo(2);
+            assertThat(log.recoveryPoint()).isEqualTo(p + 1);
+        }
+        assertThat(again.getLog("orders", 2).orElseThrow().highWatermark()).isEqualTo(2);
+        assertThat(again.readHighWatermarks()).containsEntry(new TopicPartitionKey("orders", 2), 2L);
+        again.shutdown();
+    }
+
+    @Test
+    void deletingALogRenamesThenRemovesItsDirectory() throws Exception {
+        LogManager m = manager(List.of(tmp.resolve("d")));
+        Log log = m.getOrCreateLog("gone", 0, new byte[16], config);
+        log.appendAsLeader(TestBatches.batch(1, "x", 1), 0);
+        m.deleteLog("gone", 0);
+        assertThat(m.getLog("gone", 0)).isEmpty();
+        Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> {
+            try (Stream<Path> s = Files.list(tmp.resolve("d"))) {
+                return s.noneMatch(Files::isDirectory);
+            }
+        });
+        assertThatThrownBy(() -> log.appendAsLeader(TestBatches.batch(1, "x", 1), 0)).isInstanceOf(LogException.class);
+        m.shutdown();
+    }
+
+    @Test
+    void anIoErrorTakesTheWholeDirOfflineAndOnlyThatDir() throws Exception {
+        List<Path> dirs = List.of(tmp.resolve("bad"), tmp.resolve("good"));
+        LogManager m = manager(dirs);
+        List<String> offline = new CopyOnWriteArrayList<>();
+        m.addListener(offline::add);
+        Log a = m.getOrCreateLog("t", 0, new byte[16], config);
+        Log b = m.getOrCreateLog("t", 1, new byte[16], config);
+        Log a2 = m.getOrCreateLog("t", 2, new byte[16], config);
+        assertThat(a.dir().getParent()).isEqualTo(dirs.get(0).toAbsolutePath().normalize());
+        assertThat(a2.dir().getParent()).isEqualTo(a.dir().getParent());
+        // the disk "fails": the partition directory disappears, so the next roll cannot create its files
+        deleteTree(a.dir());
+        assertThatThrownBy(() -> {
+            for (int i = 0; i < 20; i++) {
+                a.appendAsLeader(TestBatches.sized(1, 400, 1), 0);
+            }
+        }).isInstanceOf(LogException.class).extracting(e -> ((LogException) e).code()).isEqualTo(ErrorCode.STORAGE_ERROR);
+        assertThat(offline).containsExactly(dirs.get(0).toAbsolutePath().normalize().toString());
+        assertThat(m.offlineDirs()).containsExactly(dirs.get(0).toAbsolutePath().normalize());
+        // the other log in that dir refuses writes too; the other dir keeps working, and new logs go there
+        assertThatThrownBy(() -> a2.appendAsLeader(TestBatches.batch(1, "x", 1), 0))
+            .isInstanceOf(LogException.class).extracting(e -> ((LogException) e).code()).isEqualTo(ErrorCode.STORAGE_ERROR);
+        b.appendAsLeader(TestBatches.batch(1, "fine", 1), 0);
+        assertThat(m.getOrCreateLog("u", 0, new byte[16], config).dir().getParent()).isEqualTo(dirs.get(1).toAbsolutePath().normalize());
+        m.shutdown();
+        assertThat(dirs.get(1).resolve(LogManager.CLEAN_SHUTDOWN_MARKER)).exists();
+    }
+
+    @Test
+    void uncleanRestartRecoversFromTheCheckpointedRecoveryPoint() throws Exception {
+        Path d = tmp.resolve("d");
+        LogManager m = manager(List.of(d));
+        Log log = m.getOrCreateLog("t", 0, new byte[16], config);
+        for (int i = 0; i < 10; i++) {
+            log.appendAsLeader(TestBatches.batch(2, "r" + i, 1), 0);
+        }
+        log.flush();
+        m.checkpointRecoveryPoints();
+        log.appendAsLeader(TestBatches.batch(2, "late", 1), 0);
+        log.close(); // a crash: no marker, no final checkpoint
+        LogManager again = manager(List.of(d));
+        Log reopened = again.getLog("t", 0).orElseThrow();
+        assertThat(reopened.logEndOffset()).isEqualTo(22);
+        assertThat(reopened.recoveryPoint()).isEqualTo(22);
+        again.shutdown();
+    }
+
+    @Test
+    void retentionAndCompactionRunThroughTheManager() throws Exception {
+        LogManager m = manager(List.of(tmp.resolve("d")));
+        LogConfig shortLived = config.with(Map.of(LogConfig.RETENTION_MS, "1000"));
+        Log log = m.getOrCreateLog("t", 0, new byte[16], shortLived);
+        for (int i = 0; i < 10; i++) {
+            log.appendAsLeader(TestBatches.sized(1, 300, time.milliseconds()), 0);
+        }
+        log.updateHighWatermark(log.logEndOffset());
+        time.advance(5000);
+        m.runRetention();
+        assertThat(log.numberOfSegments()).isEqualTo(1);
+        assertThat(log.logStartOffset()).isPositive();
+
+        Log compacted = m.getOrCreateLog("c", 0, new byte[16], config.with(Map.of(LogConfig.CLEANUP_POLICY, "compact")));
+        for (int i = 0; i < 30; i++) {
+            compacted.appendAsLeader(TestBatches.keyed(time.milliseconds(), "k" + (i % 3), "v" + i), 0);
+        }
+        compacted.updateHighWatermark(compacted.logEndOffset());
+        long before = compacted.size();
+        assertThat(m.runCleaner()).isPositive();
+        assertThat(compacted.size()).isLessThan(before);
+        m.shutdown();
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        try (Stream<Path> paths = Files.walk(root)) {
+            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+}
