@@ -326,7 +326,10 @@ public class RaftlineProducer<K, V> implements Producer<K, V> {
         sender.initiateClose();
         try {
             if (Thread.currentThread() != ioThread) {
-                ioThread.join(Math.max(0, Math.min(timeout.toMillis(), Long.MAX_VALUE / 2)));
+                long waitMs = Math.min(timeout.toMillis(), Long.MAX_VALUE / 2);
+                if (waitMs > 0) {
+                    ioThread.join(waitMs);
+                }
                 if (ioThread.isAlive()) {
                     sender.forceClose();
                     ioThread.join(TimeUnit.SECONDS.toMillis(5));

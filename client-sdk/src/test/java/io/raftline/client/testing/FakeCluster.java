@@ -148,6 +148,11 @@ public final class FakeCluster implements AutoCloseable {
         return List.copyOf(partition(topic, partition).receivedBatchRecordCounts);
     }
 
+    /** Every stored batch of the partition, back to back, as a fetch from offset 0 would return them. */
+    public synchronized byte[] storedBytes(String topic, int partition) {
+        return partition(topic, partition).read(0, Integer.MAX_VALUE);
+    }
+
     /** Produce requests received so far (all brokers). */
     public int produceRequests() {
         return produceRequests.get();

@@ -1,6 +1,6 @@
 package io.raftline.client.internals.producer;
 
-import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.raftline.client.common.Cluster;
 import io.raftline.client.common.Node;
 import io.raftline.client.common.TopicPartition;
@@ -174,7 +174,7 @@ public final class Sender implements Runnable {
         Map<TopicPartition, ProducerBatch> byTp = new HashMap<>();
         for (ProducerBatch b : batches) {
             request.addPartitions(ProduceRequest.PartitionData.newBuilder().setTopic(b.tp.topic()).setPartition(b.tp.partition())
-                .setRecords(ByteString.copyFrom(b.close())));
+                .setRecords(UnsafeByteOperations.unsafeWrap(b.close())));
             byTp.put(b.tp, b);
             metrics.batchSize(b.sizeInBytes());
         }

@@ -1,0 +1,234 @@
+package io.raftline.client.producer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.raftline.client.common.serialization.StringSerializer;
+import io.raftline.client.errors.BufferExhaustedException;
+import io.raftline.client.errors.RecordTooLargeException;
+import io.raftline.client.errors.TimeoutException;
+import io.raftline.client.testing.FakeCluster;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.record.Record;
+import io.raftline.record.RecordBatch;
+import io.raftline.record.Records;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+@Timeout(60)
+class ProducerTest {
+
+    private FakeCluster cluster;
+
+    @BeforeEach
+    void start() throws Exception {
+        cluster = FakeCluster.start(3);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        cluster.close();
+    }
+
+    private Map<String, Object> config(Object... kv) {
+        Map<String, Object> m = new HashMap<>();
+        m.put("bootstrap.servers", cluster.bootstrap(1));
+        m.put("retry.backoff.ms", 5);
+        for (int i = 0; i < kv.length; i += 2) {
+            m.put((String) kv[i], kv[i + 1]);
+        }
+        return m;
+    }
+
+    private RaftlineProducer<String, String> producer(Object... kv) {
+        return new RaftlineProducer<>(config(kv), new StringSerializer(), new StringSerializer());
+    }
+
+    /** The values stored in a fake partition, in log order, with their offsets checked to be consecutive. */
+    private List<String> storedValues(String topic, int partition) {
+        List<String> out = new ArrayList<>();
+        byte[] all = cluster.storedBytes(topic, partition);
+        long expected = 0;
+        for (RecordBatch b : Records.batches(ByteBuffer.wrap(all))) {
+            assertThat(b.isValid()).isTrue();
+            for (Record r : b.records()) {
+                assertThat(r.offset()).isEqualTo(expected++);
+                out.add(new String(r.valueBytes(), StandardCharsets.UTF_8));
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void sendReturnsOffsetsAndCallsBack() throws Exception {
+        cluster.createTopic("t", 3);
+        try (RaftlineProducer<String, String> p = producer()) {
+            List<RecordMetadata> acked = new CopyOnWriteArrayList<>();
+            List<Future<RecordMetadata>> futures = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                futures.add(p.send(new ProducerRecord<>("t", 1, "k" + i, "v" + i), (md, e) -> acked.add(md)));
+            }
+            p.flush();
+            for (int i = 0; i < 10; i++) {
+                RecordMetadata md = futures.get(i).get();
+                assertThat(md.partition()).isEqualTo(1);
+                assertThat(md.offset()).isEqualTo(i);
+                assertThat(md.serializedKeySize()).isEqualTo(2);
+            }
+            assertThat(acked).hasSize(10);
+            assertThat(storedValues("t", 1)).containsExactly("v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9");
+            assertThat(p.partitionsFor("t")).hasSize(3);
+        }
+    }
+
+    @Test
+    void acksZeroGivesOffsetMinusOne() throws Exception {
+        cluster.createTopic("t", 1);
+        try (RaftlineProducer<String, String> p = producer("acks", "0")) {
+            RecordMetadata md = p.send(new ProducerRecord<>("t", "v")).get(10, TimeUnit.SECONDS);
+            assertThat(md.hasOffset()).isFalse();
+            assertThat(md.offset()).isEqualTo(-1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> storedValues("t", 0).size() == 1);
+        }
+    }
+
+    @Test
+    void recordsWaitForLingerAndGoTogether() throws Exception {
+        cluster.createTopic("t", 1);
+        try (RaftlineProducer<String, String> p = producer("linger.ms", 60_000)) {
+            List<Future<RecordMetadata>> futures = new ArrayList<>();
+            for (int i = 0; i < 50; i++) {
+                futures.add(p.send(new ProducerRecord<>("t", "v" + i)));
+            }
+            assertThat(futures.get(0).isDone()).isFalse();
+            assertThat(cluster.receivedBatches("t", 0)).isEmpty();
+            p.flush();
+            assertThat(futures).allMatch(Future::isDone);
+            assertThat(cluster.receivedBatches("t", 0)).containsExactly(50);
+        }
+    }
+
+    @Test
+    void fullBatchesGoWithoutWaitingForLinger() throws Exception {
+        cluster.createTopic("t", 1);
+        try (RaftlineProducer<String, String> p = producer("linger.ms", 60_000, "batch.size", 1024)) {
+            String value = "x".repeat(100);
+            List<Future<RecordMetadata>> futures = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                futures.add(p.send(new ProducerRecord<>("t", value)));
+            }
+            futures.get(0).get(10, TimeUnit.SECONDS);
+            List<Integer> batches = cluster.receivedBatches("t", 0);
+            assertThat(batches.get(0)).isBetween(5, 10);
+        }
+    }
+
+    @Test
+    void idempotentRetriesKeepOrderAndWriteOnce() throws Exception {
+        cluster.createTopic("t", 1);
+        cluster.injectProduceErrors("t", 0, ErrorCode.NOT_ENOUGH_REPLICAS, ErrorCode.NOT_LEADER, ErrorCode.REQUEST_TIMED_OUT);
+        try (RaftlineProducer<String, String> p = producer("batch.size", 512, "linger.ms", 0)) {
+            List<Future<RecordMetadata>> futures = new ArrayList<>();
+            List<String> sent = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                sent.add("v" + i);
+                futures.add(p.send(new ProducerRecord<>("t", 0, null, "v" + i)));
+                if (i == 700) {
+                    cluster.injectProduceErrors("t", 0, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND, ErrorCode.THROTTLED);
+                }
+                if (i == 1300) {
+                    cluster.moveLeader("t", 0, 2);
+                }
+            }
+            for (int i = 0; i < futures.size(); i++) {
+                assertThat(futures.get(i).get(20, TimeUnit.SECONDS).offset()).isEqualTo(i);
+            }
+            assertThat(storedValues("t", 0)).isEqualTo(sent);
+        }
+    }
+
+    @Test
+    void interceptorsRunInOrder() throws Exception {
+        cluster.createTopic("t", 1);
+        RecordingInterceptor.EVENTS.clear();
+        String classes = RecordingInterceptor.First.class.getName() + "," + RecordingInterceptor.Second.class.getName();
+        try (RaftlineProducer<String, String> p = producer("interceptor.classes", classes)) {
+            RecordMetadata md = p.send(new ProducerRecord<>("t", "v"), (m, e) -> RecordingInterceptor.EVENTS.add("callback"))
+                .get(10, TimeUnit.SECONDS);
+            assertThat(md.offset()).isZero();
+        }
+        assertThat(storedValues("t", 0)).containsExactly("v-first-second");
+        assertThat(RecordingInterceptor.EVENTS).containsExactly("first.onSend", "second.onSend", "first.onAck", "second.onAck",
+            "callback", "first.close", "second.close");
+    }
+
+    @Test
+    void unknownTopicFailsAfterMaxBlock() {
+        try (RaftlineProducer<String, String> p = producer("max.block.ms", 300)) {
+            Future<RecordMetadata> f = p.send(new ProducerRecord<>("nope", "v"));
+            assertThatThrownBy(f::get).isInstanceOf(ExecutionException.class).cause().isInstanceOf(TimeoutException.class)
+                .hasMessageContaining("nope");
+        }
+    }
+
+    @Test
+    void recordLargerThanMaxRequestSizeIsRefused() {
+        cluster.createTopic("t", 1);
+        try (RaftlineProducer<String, String> p = producer("max.request.size", 1000)) {
+            Future<RecordMetadata> f = p.send(new ProducerRecord<>("t", "x".repeat(2000)));
+            assertThatThrownBy(f::get).cause().isInstanceOf(RecordTooLargeException.class).hasMessageContaining("max.request.size");
+        }
+    }
+
+    @Test
+    void fullBufferBlocksThenFailsAfterMaxBlock() throws Exception {
+        cluster.createTopic("t", 4);
+        for (int i = 0; i < 10_000; i++) {
+            cluster.injectProduceErrors("t", 0, ErrorCode.NOT_ENOUGH_REPLICAS);
+        }
+        RaftlineProducer<String, String> p = producer("buffer.memory", 40_000, "batch.size", 16_384, "max.block.ms", 300,
+            "linger.ms", 0);
+        try {
+            // Two batches of partition 0 (too big to share one) hold 32 KiB of the 40 KiB while they are retried.
+            p.send(new ProducerRecord<>("t", 0, null, "x".repeat(10_000)));
+            p.send(new ProducerRecord<>("t", 0, null, "y".repeat(10_000)));
+            long start = System.nanoTime();
+            Future<RecordMetadata> blocked = p.send(new ProducerRecord<>("t", 1, null, "b"));
+            long blockedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(blockedMs).isGreaterThanOrEqualTo(250);
+            assertThatThrownBy(blocked::get).cause().isInstanceOf(BufferExhaustedException.class).hasMessageContaining("buffer.memory");
+        } finally {
+            p.close(Duration.ZERO);
+        }
+    }
+
+    @Test
+    void metricsGoToTheGivenRegistry() throws Exception {
+        cluster.createTopic("t", 1);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        cluster.injectProduceErrors("t", 0, ErrorCode.NOT_ENOUGH_REPLICAS);
+        try (RaftlineProducer<String, String> p = new RaftlineProducer<>(config("client.id", "m"), new StringSerializer(),
+            new StringSerializer(), registry)) {
+            p.send(new ProducerRecord<>("t", "v")).get(10, TimeUnit.SECONDS);
+            p.send(new ProducerRecord<>("t", "w")).get(10, TimeUnit.SECONDS);
+        }
+        assertThat(registry.get("raftline.producer.records.sent").tag("client.id", "m").counter().count()).isEqualTo(2);
+        assertThat(registry.get("raftline.producer.batch.retries").counter().count()).isEqualTo(1);
+        assertThat(registry.get("raftline.producer.batch.size").summary().count()).isGreaterThanOrEqualTo(2);
+    }
+}
