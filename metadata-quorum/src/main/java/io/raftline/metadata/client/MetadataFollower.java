@@ -225,6 +225,9 @@ public final class MetadataFollower implements Closeable {
 
     @Override
     public void close() {
+        if (closed) {
+            return;
+        }
         closed = true;
         thread.execute(() -> {
             if (call != null) {
