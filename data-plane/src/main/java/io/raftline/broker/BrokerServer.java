@@ -135,7 +135,6 @@ public final class BrokerServer implements AutoCloseable {
                 LOG.info("broker {} caught up with the metadata at index {}", config.nodeId(), image.index());
                 replicaManager.deleteStrayLogs(image);
                 MetadataDelta everything = MetadataDelta.replayAll(MetadataImage.EMPTY, image.index(), image.toRecords());
-                everything.apply(image.index());
                 replicaManager.applyDelta(everything, image);
                 return;
             }

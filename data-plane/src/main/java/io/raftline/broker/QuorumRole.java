@@ -6,6 +6,7 @@ import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.log.LogConfig;
 import io.raftline.common.Time;
 import io.raftline.metadata.controller.ControllerConfig;
+import io.raftline.metadata.controller.TopicConfigs;
 import io.raftline.metadata.quorum.QuorumConfig;
 import io.raftline.metadata.quorum.QuorumNode;
 import java.io.IOException;
@@ -62,7 +63,13 @@ final class QuorumRole {
             .autoLeaderRebalanceEnable(config.getBoolean("auto.leader.rebalance.enable"))
             .leaderImbalancePerBrokerPercentage(config.getInt("leader.imbalance.per.broker.percentage"))
             .leaderImbalanceCheckIntervalSeconds(config.getLong("leader.imbalance.check.interval.seconds"));
-        LogConfig.topicDefaults(config.originals()).forEach(b::topicConfigDefault);
+        // The controller validates and describes the topic configs of the CLI contract; the log knows a few more
+        // (index sizes, cleaner ratio) that stay broker-level.
+        LogConfig.topicDefaults(config.originals()).forEach((name, value) -> {
+            if (TopicConfigs.isKnown(name)) {
+                b.topicConfigDefault(name, value);
+            }
+        });
         return b.build();
     }
 }
