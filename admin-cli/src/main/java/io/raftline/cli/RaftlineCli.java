@@ -1,5 +1,6 @@
 package io.raftline.cli;
 
+import io.raftline.cli.command.BrokersCommand;
 import io.raftline.cli.command.ConfigsCommand;
 import io.raftline.cli.command.LeaderElectionCommand;
 import io.raftline.cli.command.ProduceCommand;
@@ -26,6 +27,7 @@ import picocli.CommandLine.Command;
         RaftlineCli.StorageDoc.class,
         DevCommand.class,
         TopicsCommand.class,
+        BrokersCommand.class,
         QuorumCommand.class,
         LeaderElectionCommand.class,
         ReassignCommand.class,

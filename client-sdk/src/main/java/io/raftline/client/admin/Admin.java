@@ -4,10 +4,12 @@ import io.raftline.client.common.TopicPartition;
 import io.raftline.common.SystemTime;
 import java.time.Duration;
 import java.util.Collection;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Cluster administration, shaped like Kafka's {@code Admin}: topics, partitions, configs, leader elections,
@@ -54,6 +56,9 @@ public interface Admin extends AutoCloseable {
     CreatePartitionsResult createPartitions(Map<String, NewPartitions> newPartitions);
 
     /** Brokers, controller and cluster id. */
+    /** Every registered broker with its state (active, fenced, shutting-down) and epoch, sorted by id. */
+    CompletableFuture<List<BrokerDescription>> describeBrokers();
+
     DescribeClusterResult describeCluster();
 
     /** The configs of topics or brokers, with where each value comes from. */

@@ -16,6 +16,7 @@ import io.raftline.client.internals.net.GrpcErrors;
 import io.raftline.common.Time;
 import io.raftline.protocol.Error;
 import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.broker.BrokerInfo;
 import io.raftline.protocol.broker.DescribeConfigsRequest;
 import io.raftline.protocol.broker.DescribeConfigsResponse;
 import io.raftline.protocol.broker.DescribeLogsRequest;
@@ -45,6 +46,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -291,6 +293,25 @@ final class RaftlineAdmin implements Admin {
     }
 
     // ---- cluster, configs ----
+
+    @Override
+    public CompletableFuture<List<BrokerDescription>> describeBrokers() {
+        return metadataCall(MetadataRequest.newBuilder().setAllTopics(false).build()).thenApply(r -> r.getBrokersList()
+            .stream()
+            .sorted(Comparator.comparingInt(BrokerInfo::getId))
+            .map(b -> new BrokerDescription(b.getId(), b.getHost(), b.getPort(), b.getRack().isEmpty() ? null : b.getRack(),
+                brokerState(b), b.getEpoch()))
+            .toList());
+    }
+
+    private static String brokerState(BrokerInfo b) {
+        return switch (b.getState()) {
+            case SHUTTING_DOWN -> "shutting-down";
+            case FENCED -> "fenced";
+            case ACTIVE -> b.getFenced() ? "fenced" : "active";
+            default -> b.getFenced() ? "fenced" : "active";
+        };
+    }
 
     @Override
     public DescribeClusterResult describeCluster() {
