@@ -228,7 +228,10 @@ public final class Metadata {
             }
             CompletableFuture<Cluster> f = refreshAfterBackoff();
             try {
-                f.get(remaining, TimeUnit.MILLISECONDS);
+                Cluster refreshed = f.get(remaining, TimeUnit.MILLISECONDS);
+                if (!refreshed.partitionsForTopic(topic).isEmpty()) {
+                    continue;
+                }
             } catch (InterruptedException e) {
                 throw new InterruptException(e);
             } catch (ExecutionException e) {

@@ -1,0 +1,341 @@
+package io.raftline.client.internals.consumer;
+
+import io.raftline.client.common.Cluster;
+import io.raftline.client.common.Node;
+import io.raftline.client.common.TimestampType;
+import io.raftline.client.common.TopicPartition;
+import io.raftline.client.common.header.Headers;
+import io.raftline.client.common.serialization.Deserializer;
+import io.raftline.client.consumer.ConsumerRecord;
+import io.raftline.client.consumer.OffsetResetStrategy;
+import io.raftline.client.errors.ApiException;
+import io.raftline.client.errors.CorruptRecordException;
+import io.raftline.client.errors.Errors;
+import io.raftline.client.errors.OffsetOutOfRangeException;
+import io.raftline.client.errors.RaftlineException;
+import io.raftline.client.errors.RetriableException;
+import io.raftline.client.errors.SerializationException;
+import io.raftline.client.internals.metadata.Metadata;
+import io.raftline.client.internals.net.ConnectionPool;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.broker.FetchRequest;
+import io.raftline.protocol.broker.FetchResponse;
+import io.raftline.record.Header;
+import io.raftline.record.Record;
+import io.raftline.record.RecordBatch;
+import io.raftline.record.RecordFormatException;
+import io.raftline.record.Records;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * Fetches records for the assigned partitions: at most one Fetch request in flight per leader, answers queued as
+ * they arrive (gRPC threads only enqueue), and turned into {@link ConsumerRecord}s on the polling thread.
+ *
+ * <p>Contracts of {@link #collect}: every batch's CRC is checked when {@code check.crcs} is on, and a corrupt batch
+ * is an error ({@link CorruptRecordException}), never records; records before the position (the fetch started
+ * inside a batch) are skipped; a partial batch at the end of a response is ignored and fetched again; the position
+ * only moves past records actually returned. An answer for a partition whose position changed since the request
+ * (a seek) is dropped.
+ *
+ * @param <K> the key type
+ * @param <V> the value type
+ */
+public final class Fetcher<K, V> {
+
+    /** The fetch settings from the consumer's config. */
+    public record Settings(int minBytes, int maxWaitMs, int maxBytes, int maxPartitionBytes, boolean checkCrcs, int requestTimeoutMs) {
+    }
+
+    private record Completed(int nodeId, Map<TopicPartition, Long> fetchOffsets, FetchResponse response, Throwable error) {
+    }
+
+    /** A partition's answer being handed out, possibly over several polls (max.poll.records). */
+    private final class Cursor {
+        final TopicPartition tp;
+        final Iterator<RecordBatch> batches;
+        RecordBatch batch;
+        Iterator<Record> records;
+        long nextOffset;
+
+        Cursor(TopicPartition tp, ByteBuffer data, long fetchOffset) {
+            this.tp = tp;
+            this.batches = Records.batches(data).iterator();
+            this.nextOffset = fetchOffset;
+        }
+    }
+
+    private final Settings settings;
+    private final Metadata metadata;
+    private final ConnectionPool pool;
+    private final SubscriptionState subscriptions;
+    private final Deserializer<K> keyDeserializer;
+    private final Deserializer<V> valueDeserializer;
+    private final ConcurrentLinkedQueue<Completed> completed = new ConcurrentLinkedQueue<>();
+    private final Set<Integer> nodesWithPendingFetch = new HashSet<>();
+    private final Map<TopicPartition, Cursor> cursors = new LinkedHashMap<>();
+    private final Object signal = new Object();
+    private RaftlineException pendingError;
+    private boolean woken;
+
+    /** Creates the fetcher. */
+    public Fetcher(Settings settings, Metadata metadata, ConnectionPool pool, SubscriptionState subscriptions,
+                   Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
+        this.settings = settings;
+        this.metadata = metadata;
+        this.pool = pool;
+        this.subscriptions = subscriptions;
+        this.keyDeserializer = keyDeserializer;
+        this.valueDeserializer = valueDeserializer;
+    }
+
+    /**
+     * Sends a Fetch to every leader of fetchable partitions that has none in flight, skipping partitions whose
+     * previous answer is still being handed out. Returns the number of requests sent.
+     */
+    public int sendFetches() {
+        Cluster cluster = metadata.cluster();
+        Map<Node, List<TopicPartition>> byNode = new LinkedHashMap<>();
+        boolean unknownLeader = false;
+        for (TopicPartition tp : subscriptions.fetchablePartitions()) {
+            if (cursors.containsKey(tp)) {
+                continue;
+            }
+            Node leader = cluster.leaderFor(tp);
+            if (leader == null) {
+                unknownLeader = true;
+                continue;
+            }
+            if (!nodesWithPendingFetch.contains(leader.id())) {
+                byNode.computeIfAbsent(leader, n -> new ArrayList<>()).add(tp);
+            }
+        }
+        if (unknownLeader) {
+            metadata.requestUpdate();
+        }
+        for (Map.Entry<Node, List<TopicPartition>> e : byNode.entrySet()) {
+            send(e.getKey(), e.getValue(), cluster);
+        }
+        return byNode.size();
+    }
+
+    private void send(Node node, List<TopicPartition> partitions, Cluster cluster) {
+        FetchRequest.Builder request = FetchRequest.newBuilder().setReplicaId(-1).setMaxWaitMs(settings.maxWaitMs())
+            .setMinBytes(settings.minBytes()).setMaxBytes(settings.maxBytes());
+        Map<TopicPartition, Long> offsets = new HashMap<>();
+        for (TopicPartition tp : partitions) {
+            long position = subscriptions.position(tp);
+            offsets.put(tp, position);
+            var info = cluster.partition(tp);
+            request.addPartitions(FetchRequest.FetchPartition.newBuilder().setTopic(tp.topic()).setPartition(tp.partition())
+                .setFetchOffset(position).setCurrentLeaderEpoch(info == null ? -1 : info.leaderEpoch())
+                .setLastFetchedEpoch(-1).setLogStartOffset(-1).setPartitionMaxBytes(settings.maxPartitionBytes()));
+        }
+        nodesWithPendingFetch.add(node.id());
+        pool.get(node).fetch(request, settings.requestTimeoutMs() + (long) settings.maxWaitMs()).whenComplete((response, error) -> {
+            completed.add(new Completed(node.id(), offsets, response, error));
+            synchronized (signal) {
+                signal.notifyAll();
+            }
+        });
+    }
+
+    /** Whether there is data (or an error) waiting to be collected. */
+    public boolean hasAvailable() {
+        return !completed.isEmpty() || !cursors.isEmpty() || pendingError != null;
+    }
+
+    /** Blocks until an answer arrives, {@link #wakeup()} is called, or {@code ms} pass. */
+    public void await(long ms) throws InterruptedException {
+        synchronized (signal) {
+            if (completed.isEmpty() && !woken && ms > 0) {
+                signal.wait(ms);
+            }
+            woken = false;
+        }
+    }
+
+    /** Ends a pending {@link #await}. Thread-safe. */
+    public void wakeup() {
+        synchronized (signal) {
+            woken = true;
+            signal.notifyAll();
+        }
+    }
+
+    /**
+     * Turns received answers into records, at most {@code maxRecords}, advancing positions. Errors of the answers are
+     * handled here: stale leadership triggers a metadata refresh, an out-of-range offset a reset (or, with
+     * {@code auto.offset.reset=none}, {@link OffsetOutOfRangeException}); a corrupt batch throws. An error met after
+     * some records were collected is kept and thrown by the next call, so no record is lost.
+     */
+    public Map<TopicPartition, List<ConsumerRecord<K, V>>> collect(int maxRecords) {
+        if (pendingError != null) {
+            RaftlineException e = pendingError;
+            pendingError = null;
+            throw e;
+        }
+        Completed c;
+        while ((c = completed.poll()) != null) {
+            nodesWithPendingFetch.remove(c.nodeId());
+            handle(c);
+        }
+        Map<TopicPartition, List<ConsumerRecord<K, V>>> out = new LinkedHashMap<>();
+        int count = 0;
+        Iterator<Map.Entry<TopicPartition, Cursor>> it = cursors.entrySet().iterator();
+        while (it.hasNext() && count < maxRecords) {
+            Cursor cursor = it.next().getValue();
+            if (!subscriptions.isAssigned(cursor.tp) || !Long.valueOf(cursor.nextOffset).equals(subscriptions.position(cursor.tp))) {
+                it.remove();
+                continue;
+            }
+            if (subscriptions.pausedPartitions().contains(cursor.tp)) {
+                continue;
+            }
+            List<ConsumerRecord<K, V>> list = new ArrayList<>();
+            try {
+                boolean exhausted = drain(cursor, list, maxRecords - count);
+                if (exhausted) {
+                    it.remove();
+                }
+            } catch (RaftlineException e) {
+                // The cursor has moved past the bad batch or record; drop it so the next fetch starts again at the
+                // position (the bad data), and the error repeats until the application seeks past it.
+                it.remove();
+                if (!list.isEmpty()) {
+                    out.put(cursor.tp, list);
+                }
+                if (out.isEmpty()) {
+                    throw e;
+                }
+                pendingError = e;
+                return out;
+            }
+            if (!list.isEmpty()) {
+                out.put(cursor.tp, list);
+                count += list.size();
+            }
+        }
+        return out;
+    }
+
+    private void handle(Completed c) {
+        if (c.error() != null) {
+            metadata.requestUpdate();
+            metadata.nodeFailed();
+            return;
+        }
+        if (c.response().getError().getCode() != ErrorCode.NONE) {
+            metadata.requestUpdate();
+            return;
+        }
+        for (FetchResponse.PartitionData pd : c.response().getPartitionsList()) {
+            TopicPartition tp = new TopicPartition(pd.getTopic(), pd.getPartition());
+            Long fetchOffset = c.fetchOffsets().get(tp);
+            if (fetchOffset == null || !subscriptions.isAssigned(tp) || !fetchOffset.equals(subscriptions.position(tp))) {
+                continue;
+            }
+            ErrorCode code = pd.getError().getCode();
+            if (code == ErrorCode.NONE) {
+                subscriptions.updateLogBounds(tp, pd.getHighWatermark(), pd.getLogStartOffset());
+                if (!pd.getRecords().isEmpty()) {
+                    cursors.put(tp, new Cursor(tp, pd.getRecords().asReadOnlyByteBuffer(), fetchOffset));
+                }
+            } else if (code == ErrorCode.OFFSET_OUT_OF_RANGE) {
+                if (subscriptions.defaultResetStrategy() == OffsetResetStrategy.NONE) {
+                    pendingError = new OffsetOutOfRangeException("Fetch position " + fetchOffset + " is out of range for partition "
+                        + tp + " and auto.offset.reset is none: " + pd.getError().getMessage());
+                } else {
+                    subscriptions.requestReset(tp, subscriptions.defaultResetStrategy());
+                }
+            } else {
+                ApiException e = Errors.toException(pd.getError());
+                if (e instanceof RetriableException) {
+                    metadata.applyLeaderHint(tp, pd.hasCurrentLeader() ? pd.getCurrentLeader() : null);
+                    metadata.requestUpdate();
+                } else {
+                    pendingError = e;
+                }
+            }
+        }
+    }
+
+    /** Moves records from the cursor into {@code out}; returns whether the cursor is used up. */
+    private boolean drain(Cursor cursor, List<ConsumerRecord<K, V>> out, int max) {
+        try {
+            while (out.size() < max) {
+                if (cursor.records == null || !cursor.records.hasNext()) {
+                    if (cursor.batch != null) {
+                        cursor.nextOffset = Math.max(cursor.nextOffset, cursor.batch.nextOffset());
+                        subscriptions.seek(cursor.tp, cursor.nextOffset, cursor.batch.partitionLeaderEpoch());
+                        cursor.batch = null;
+                        cursor.records = null;
+                    }
+                    if (!cursor.batches.hasNext()) {
+                        return true;
+                    }
+                    RecordBatch batch = cursor.batches.next();
+                    if (batch.lastOffset() < cursor.nextOffset) {
+                        continue;
+                    }
+                    if (batch.magic() != RecordBatch.CURRENT_MAGIC || (settings.checkCrcs() && !batch.isValid())) {
+                        throw new CorruptRecordException("Record batch for partition " + cursor.tp + " at offset " + batch.baseOffset()
+                            + " is invalid (CRC or magic mismatch); the consumer stays at offset " + cursor.nextOffset
+                            + " (seek past it to skip)");
+                    }
+                    cursor.batch = batch;
+                    cursor.records = batch.iterator();
+                    continue;
+                }
+                Record r = cursor.records.next();
+                if (r.offset() < cursor.nextOffset) {
+                    continue;
+                }
+                out.add(toConsumerRecord(cursor.tp, cursor.batch, r));
+                cursor.nextOffset = r.offset() + 1;
+                subscriptions.seek(cursor.tp, cursor.nextOffset, cursor.batch.partitionLeaderEpoch());
+            }
+            return false;
+        } catch (RecordFormatException e) {
+            throw new CorruptRecordException("Malformed record batch for partition " + cursor.tp + " near offset " + cursor.nextOffset
+                + ": " + e.getMessage(), e);
+        }
+    }
+
+    private ConsumerRecord<K, V> toConsumerRecord(TopicPartition tp, RecordBatch batch, Record r) {
+        Headers headers = new Headers();
+        for (Header h : r.headers()) {
+            headers.add(h.key(), h.value());
+        }
+        byte[] key = r.keyBytes();
+        byte[] value = r.valueBytes();
+        K k;
+        V v;
+        try {
+            k = keyDeserializer.deserialize(tp.topic(), headers, key);
+            v = valueDeserializer.deserialize(tp.topic(), headers, value);
+        } catch (RuntimeException e) {
+            throw new SerializationException("Error deserializing key/value for partition " + tp + " at offset " + r.offset()
+                + ". If needed, please seek past the record to continue consumption.", e);
+        }
+        TimestampType type = batch.timestampType() == io.raftline.record.TimestampType.LOG_APPEND_TIME
+            ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
+        int epoch = batch.partitionLeaderEpoch();
+        return new ConsumerRecord<>(tp.topic(), tp.partition(), r.offset(), r.timestamp(), type, key == null ? -1 : key.length,
+            value == null ? -1 : value.length, k, v, headers, epoch < 0 ? Optional.empty() : Optional.of(epoch));
+    }
+
+    /** Drops buffered answers of partitions no longer assigned or sought elsewhere (after assign or seek). */
+    public void clearBufferedFor(Set<TopicPartition> partitions) {
+        cursors.keySet().removeIf(partitions::contains);
+    }
+}
