@@ -1,0 +1,336 @@
+package io.raftline.metadata.image;
+
+import io.raftline.common.Uuid;
+import io.raftline.protocol.metadata.BrokerState;
+import io.raftline.protocol.metadata.BrokerStateRecord;
+import io.raftline.protocol.metadata.ConfigRecord;
+import io.raftline.protocol.metadata.ControllerChangeRecord;
+import io.raftline.protocol.metadata.Endpoint;
+import io.raftline.protocol.metadata.MetadataBatch;
+import io.raftline.protocol.metadata.MetadataRecord;
+import io.raftline.protocol.metadata.PartitionChangeRecord;
+import io.raftline.protocol.metadata.PartitionRecord;
+import io.raftline.protocol.metadata.RegisterBrokerRecord;
+import io.raftline.protocol.metadata.TopicRecord;
+import io.raftline.protocol.metadata.UnregisterBrokerRecord;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * What one or more applied entries changed, and the image they lead to. {@link #replay} records one at a
+ * time onto a working copy of the base image; {@link #apply} freezes the result. Applying is a pure function of
+ * (base image, records, index): no clock, no randomness, no I/O. A record that does not fit the image (a
+ * partition of an unknown topic, a state change for a stale broker epoch, a newer record version) is a broken
+ * invariant: the writer validated against the same image, so replay fails loudly rather than guess.
+ *
+ * <p>One writer: a delta is used by one thread and discarded after {@link #apply}.
+ */
+public final class MetadataDelta {
+
+    /** A before/after pair; {@code before} is null for something created, {@code after} null when removed. */
+    public record Change<T>(T before, T after) {
+    }
+
+    private final MetadataImage base;
+    private final Map<String, Integer> features;
+    private int controllerId;
+    private int controllerEpoch;
+    private Endpoint controllerEndpoint;
+    private long nextProducerId;
+    private final Map<Integer, BrokerRegistration> brokers;
+    private final Map<Uuid, TopicImage> topics;
+    private final Map<ConfigResource, Map<String, String>> configs;
+
+    private final Map<Uuid, TopicImage> createdTopics = new LinkedHashMap<>();
+    private final Map<Uuid, TopicImage> removedTopics = new LinkedHashMap<>();
+    private final Map<TopicIdPartition, PartitionRegistration> partitionsBefore = new LinkedHashMap<>();
+    private final Map<Integer, BrokerRegistration> brokersBefore = new LinkedHashMap<>();
+    private final Set<ConfigResource> changedConfigs = new LinkedHashSet<>();
+    private boolean controllerChanged;
+    private boolean producerIdsChanged;
+    private boolean featuresChanged;
+    private MetadataImage image;
+
+    public MetadataDelta(MetadataImage base) {
+        this.base = base;
+        this.features = new HashMap<>(base.features());
+        this.controllerId = base.controllerId();
+        this.controllerEpoch = base.controllerEpoch();
+        this.controllerEndpoint = base.controllerEndpoint();
+        this.nextProducerId = base.nextProducerId();
+        this.brokers = new HashMap<>(base.brokers());
+        this.topics = new HashMap<>(base.topicsById());
+        this.configs = new HashMap<>(base.configs());
+    }
+
+    /** Replays a whole batch (one Raft entry at {@code index}) onto {@code base} and applies it. */
+    public static MetadataDelta replayBatch(MetadataImage base, long index, MetadataBatch batch) {
+        return replayAll(base, index, batch.getRecordsList());
+    }
+
+    public static MetadataDelta replayAll(MetadataImage base, long index, List<MetadataRecord> records) {
+        MetadataDelta delta = new MetadataDelta(base);
+        for (MetadataRecord r : records) {
+            delta.replay(r, index);
+        }
+        delta.apply(index);
+        return delta;
+    }
+
+    /** Replays one record that belongs to the entry at {@code index}. */
+    public void replay(MetadataRecord record, long index) {
+        if (image != null) {
+            throw new IllegalStateException("delta already applied");
+        }
+        if (record.getVersion() > MetadataImage.RECORD_VERSION) {
+            throw new IllegalStateException("record version " + record.getVersion() + " is newer than this node knows ("
+                + MetadataImage.RECORD_VERSION + "): " + record.getRecordCase());
+        }
+        switch (record.getRecordCase()) {
+            case FEATURE_LEVEL -> {
+                if (record.getFeatureLevel().getName().equals(MetadataImage.METADATA_VERSION)
+                    && record.getFeatureLevel().getLevel() > MetadataImage.LATEST_METADATA_VERSION) {
+                    throw new IllegalStateException("metadata.version " + record.getFeatureLevel().getLevel()
+                        + " is newer than this node supports (" + MetadataImage.LATEST_METADATA_VERSION + ")");
+                }
+                features.put(record.getFeatureLevel().getName(), record.getFeatureLevel().getLevel());
+                featuresChanged = true;
+            }
+            case CONTROLLER_CHANGE -> replayControllerChange(record.getControllerChange());
+            case REGISTER_BROKER -> replayRegister(record.getRegisterBroker(), index);
+            case BROKER_STATE -> replayBrokerState(record.getBrokerState());
+            case UNREGISTER_BROKER -> replayUnregister(record.getUnregisterBroker());
+            case TOPIC -> replayTopic(record.getTopic());
+            case PARTITION -> replayPartition(record.getPartition());
+            case PARTITION_CHANGE -> replayPartitionChange(record.getPartitionChange());
+            case REMOVE_TOPIC -> replayRemoveTopic(Uuid.fromBytes(record.getRemoveTopic().getTopicId().toByteArray()));
+            case CONFIG -> replayConfig(record.getConfig());
+            case PRODUCER_IDS -> {
+                long next = record.getProducerIds().getNextProducerId();
+                if (next < nextProducerId) {
+                    throw new IllegalStateException("producer ids go back: " + nextProducerId + " -> " + next);
+                }
+                nextProducerId = next;
+                producerIdsChanged = true;
+            }
+            case RECORD_NOT_SET -> throw new IllegalStateException("empty metadata record");
+            default -> throw new IllegalStateException("unknown record type " + record.getRecordCase());
+        }
+    }
+
+    private void replayControllerChange(ControllerChangeRecord r) {
+        controllerId = r.getControllerId();
+        controllerEpoch = r.getControllerEpoch();
+        controllerEndpoint = r.getControllerEndpoint();
+        controllerChanged = true;
+    }
+
+    private void replayRegister(RegisterBrokerRecord r, long index) {
+        long epoch = r.getBrokerEpoch() != 0 ? r.getBrokerEpoch() : index;
+        BrokerRegistration reg = new BrokerRegistration(r.getBrokerId(), r.getIncarnationId(), epoch, r.getEndpointsList(),
+            r.getRack(), r.getFenced() ? BrokerState.FENCED : BrokerState.ACTIVE, r.getLogDirsList());
+        putBroker(reg.id(), reg);
+    }
+
+    private void replayBrokerState(BrokerStateRecord r) {
+        BrokerRegistration b = brokers.get(r.getBrokerId());
+        if (b == null || b.epoch() != r.getBrokerEpoch()) {
+            throw new IllegalStateException("broker state change for unknown broker " + r.getBrokerId() + " epoch "
+                + r.getBrokerEpoch() + " (have " + b + ")");
+        }
+        putBroker(b.id(), b.withState(r.getState()));
+    }
+
+    private void replayUnregister(UnregisterBrokerRecord r) {
+        BrokerRegistration b = brokers.get(r.getBrokerId());
+        if (b == null || (r.getBrokerEpoch() != 0 && b.epoch() != r.getBrokerEpoch())) {
+            throw new IllegalStateException("unregister of unknown broker " + r.getBrokerId() + " epoch " + r.getBrokerEpoch());
+        }
+        putBroker(b.id(), null);
+    }
+
+    private void putBroker(int id, BrokerRegistration reg) {
+        brokersBefore.putIfAbsent(id, brokers.get(id));
+        if (reg == null) {
+            brokers.remove(id);
+        } else {
+            brokers.put(id, reg);
+        }
+    }
+
+    private void replayTopic(TopicRecord r) {
+        Uuid id = Uuid.fromBytes(r.getTopicId().toByteArray());
+        if (topics.containsKey(id)) {
+            throw new IllegalStateException("topic id " + id + " already exists");
+        }
+        for (TopicImage t : topics.values()) {
+            if (t.name().equals(r.getName())) {
+                throw new IllegalStateException("topic " + r.getName() + " already exists");
+            }
+        }
+        TopicImage t = new TopicImage(r.getName(), id, r.getInternal(), Map.of());
+        topics.put(id, t);
+        createdTopics.put(id, t);
+    }
+
+    private void replayPartition(PartitionRecord r) {
+        Uuid id = Uuid.fromBytes(r.getTopicId().toByteArray());
+        TopicImage t = requireTopic(id);
+        if (t.partitions().containsKey(r.getPartition())) {
+            throw new IllegalStateException("partition " + t.name() + "-" + r.getPartition() + " already exists");
+        }
+        putPartition(t, r.getPartition(), PartitionRegistration.fromRecord(r));
+    }
+
+    private void replayPartitionChange(PartitionChangeRecord r) {
+        Uuid id = Uuid.fromBytes(r.getTopicId().toByteArray());
+        TopicImage t = requireTopic(id);
+        PartitionRegistration before = t.partition(r.getPartition());
+        if (before == null) {
+            throw new IllegalStateException("change of unknown partition " + t.name() + "-" + r.getPartition());
+        }
+        putPartition(t, r.getPartition(), before.merge(r));
+    }
+
+    private void putPartition(TopicImage t, int partition, PartitionRegistration reg) {
+        TopicIdPartition tp = new TopicIdPartition(t.id(), partition);
+        if (!partitionsBefore.containsKey(tp)) {
+            partitionsBefore.put(tp, t.partition(partition));
+        }
+        Map<Integer, PartitionRegistration> parts = new TreeMap<>(t.partitions());
+        parts.put(partition, reg);
+        TopicImage updated = t.withPartitions(parts);
+        topics.put(t.id(), updated);
+        if (createdTopics.containsKey(t.id())) {
+            createdTopics.put(t.id(), updated);
+        }
+    }
+
+    private TopicImage requireTopic(Uuid id) {
+        TopicImage t = topics.get(id);
+        if (t == null) {
+            throw new IllegalStateException("unknown topic id " + id);
+        }
+        return t;
+    }
+
+    private void replayRemoveTopic(Uuid id) {
+        TopicImage t = requireTopic(id);
+        topics.remove(id);
+        if (createdTopics.remove(id) == null) {
+            removedTopics.put(id, base.topicsById().get(id));
+        }
+        for (Integer p : t.partitions().keySet()) {
+            partitionsBefore.putIfAbsent(new TopicIdPartition(id, p), t.partition(p));
+        }
+        ConfigResource resource = ConfigResource.topic(t.name());
+        if (configs.remove(resource) != null) {
+            changedConfigs.add(resource);
+        }
+    }
+
+    private void replayConfig(ConfigRecord r) {
+        ConfigResource resource = new ConfigResource(r.getResourceType(), r.getResourceName());
+        Map<String, String> values = new TreeMap<>(configs.getOrDefault(resource, Map.of()));
+        if (r.hasValue()) {
+            values.put(r.getName(), r.getValue());
+        } else {
+            values.remove(r.getName());
+        }
+        if (values.isEmpty()) {
+            configs.remove(resource);
+        } else {
+            configs.put(resource, values);
+        }
+        changedConfigs.add(resource);
+    }
+
+    /** Freezes the changes into the image at {@code index}; call once. */
+    public MetadataImage apply(long index) {
+        if (image != null) {
+            throw new IllegalStateException("delta already applied");
+        }
+        if (index < base.index()) {
+            throw new IllegalStateException("index goes back: " + base.index() + " -> " + index);
+        }
+        image = new MetadataImage(index, features, controllerId, controllerEpoch, controllerEndpoint, nextProducerId,
+            brokers, topics, configs);
+        return image;
+    }
+
+    public MetadataImage base() {
+        return base;
+    }
+
+    /** The image after {@link #apply}. */
+    public MetadataImage image() {
+        if (image == null) {
+            throw new IllegalStateException("delta not applied yet");
+        }
+        return image;
+    }
+
+    /** Topics that exist after and did not before, as they are after. */
+    public Map<Uuid, TopicImage> createdTopics() {
+        return Collections.unmodifiableMap(createdTopics);
+    }
+
+    /** Topics that existed before and are gone, as they were before. */
+    public Map<Uuid, TopicImage> removedTopics() {
+        return Collections.unmodifiableMap(removedTopics);
+    }
+
+    /** Every partition created, changed or removed, with its registration before and after. */
+    public Map<TopicIdPartition, Change<PartitionRegistration>> changedPartitions() {
+        Map<TopicIdPartition, Change<PartitionRegistration>> out = new LinkedHashMap<>();
+        MetadataImage after = image();
+        partitionsBefore.forEach((tp, before) -> {
+            PartitionRegistration now = after.partition(tp).orElse(null);
+            if (!Objects.equals(before, now)) {
+                out.put(tp, new Change<>(before, now));
+            }
+        });
+        return out;
+    }
+
+    public Map<Integer, Change<BrokerRegistration>> changedBrokers() {
+        Map<Integer, Change<BrokerRegistration>> out = new LinkedHashMap<>();
+        MetadataImage after = image();
+        brokersBefore.forEach((id, before) -> {
+            BrokerRegistration now = after.brokers().get(id);
+            if (!Objects.equals(before, now)) {
+                out.put(id, new Change<>(before, now));
+            }
+        });
+        return out;
+    }
+
+    public Set<ConfigResource> changedConfigs() {
+        return Collections.unmodifiableSet(changedConfigs);
+    }
+
+    public boolean controllerChanged() {
+        return controllerChanged;
+    }
+
+    public boolean producerIdsChanged() {
+        return producerIdsChanged;
+    }
+
+    public boolean featuresChanged() {
+        return featuresChanged;
+    }
+
+    /** True when no record changed anything (an entry that only moves the index). */
+    public boolean isEmpty() {
+        return createdTopics.isEmpty() && removedTopics.isEmpty() && partitionsBefore.isEmpty() && brokersBefore.isEmpty()
+            && changedConfigs.isEmpty() && !controllerChanged && !producerIdsChanged && !featuresChanged;
+    }
+}

@@ -1,0 +1,212 @@
+package io.raftline.metadata.image;
+
+import com.google.protobuf.ByteString;
+import io.raftline.common.Uuid;
+import io.raftline.protocol.metadata.BrokerState;
+import io.raftline.protocol.metadata.BrokerStateRecord;
+import io.raftline.protocol.metadata.ConfigRecord;
+import io.raftline.protocol.metadata.ControllerChangeRecord;
+import io.raftline.protocol.metadata.Endpoint;
+import io.raftline.protocol.metadata.FeatureLevelRecord;
+import io.raftline.protocol.metadata.MetadataRecord;
+import io.raftline.protocol.metadata.ProducerIdsRecord;
+import io.raftline.protocol.metadata.TopicRecord;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * The cluster metadata at one Raft index: immutable, and a pure function of the records applied to get here
+ * (see {@link MetadataDelta}). Shared freely between threads. Maps are sorted so that iteration, snapshots and
+ * {@link #toString()} are deterministic.
+ */
+public final class MetadataImage {
+
+    public static final String METADATA_VERSION = "metadata.version";
+    /** The highest metadata.version this build understands. */
+    public static final int LATEST_METADATA_VERSION = 1;
+    /** The record schema version written and understood by this build. */
+    public static final int RECORD_VERSION = 1;
+
+    public static final MetadataImage EMPTY = new MetadataImage(0, Map.of(), -1, 0, Endpoint.getDefaultInstance(), 0,
+        Map.of(), Map.of(), Map.of());
+
+    private final long index;
+    private final Map<String, Integer> features;
+    private final int controllerId;
+    private final int controllerEpoch;
+    private final Endpoint controllerEndpoint;
+    private final long nextProducerId;
+    private final Map<Integer, BrokerRegistration> brokers;
+    private final Map<Uuid, TopicImage> topicsById;
+    private final Map<String, Uuid> topicIdsByName;
+    private final Map<ConfigResource, Map<String, String>> configs;
+
+    MetadataImage(long index, Map<String, Integer> features, int controllerId, int controllerEpoch,
+                  Endpoint controllerEndpoint, long nextProducerId, Map<Integer, BrokerRegistration> brokers,
+                  Map<Uuid, TopicImage> topicsById, Map<ConfigResource, Map<String, String>> configs) {
+        this.index = index;
+        this.features = Collections.unmodifiableMap(new TreeMap<>(features));
+        this.controllerId = controllerId;
+        this.controllerEpoch = controllerEpoch;
+        this.controllerEndpoint = controllerEndpoint;
+        this.nextProducerId = nextProducerId;
+        this.brokers = Collections.unmodifiableMap(new TreeMap<>(brokers));
+        this.topicsById = Collections.unmodifiableMap(new TreeMap<>(topicsById));
+        TreeMap<String, Uuid> names = new TreeMap<>();
+        topicsById.values().forEach(t -> names.put(t.name(), t.id()));
+        this.topicIdsByName = Collections.unmodifiableMap(names);
+        TreeMap<ConfigResource, Map<String, String>> sortedConfigs =
+            new TreeMap<>(Comparator.comparing((ConfigResource c) -> c.type().getNumber())
+                .thenComparing(ConfigResource::name));
+        configs.forEach((k, v) -> sortedConfigs.put(k, Collections.unmodifiableMap(new TreeMap<>(v))));
+        this.configs = Collections.unmodifiableMap(sortedConfigs);
+    }
+
+    /** The Raft index of the last entry applied to this image (0: nothing yet). */
+    public long index() {
+        return index;
+    }
+
+    /** The same content at a later index (Raft's own entries, which carry no records, move the index only). */
+    public MetadataImage withIndex(long newIndex) {
+        if (newIndex < index) {
+            throw new IllegalStateException("the index of an image never goes back: " + index + " -> " + newIndex);
+        }
+        return new MetadataImage(newIndex, features, controllerId, controllerEpoch, controllerEndpoint,
+            nextProducerId, brokers, topicsById, configs);
+    }
+
+    public Map<String, Integer> features() {
+        return features;
+    }
+
+    public int metadataVersion() {
+        return features.getOrDefault(METADATA_VERSION, 0);
+    }
+
+    /** The active controller's node id as of this image; -1 before the first controller-change record. */
+    public int controllerId() {
+        return controllerId;
+    }
+
+    public int controllerEpoch() {
+        return controllerEpoch;
+    }
+
+    /** The controller.listener of the active controller (default instance when unknown). */
+    public Endpoint controllerEndpoint() {
+        return controllerEndpoint;
+    }
+
+    /** The first producer id not yet handed to any broker. */
+    public long nextProducerId() {
+        return nextProducerId;
+    }
+
+    public Map<Integer, BrokerRegistration> brokers() {
+        return brokers;
+    }
+
+    public Optional<BrokerRegistration> broker(int id) {
+        return Optional.ofNullable(brokers.get(id));
+    }
+
+    public Map<Uuid, TopicImage> topicsById() {
+        return topicsById;
+    }
+
+    public Map<String, Uuid> topicIdsByName() {
+        return topicIdsByName;
+    }
+
+    public Optional<TopicImage> topic(String name) {
+        Uuid id = topicIdsByName.get(name);
+        return id == null ? Optional.empty() : Optional.of(topicsById.get(id));
+    }
+
+    public Optional<TopicImage> topic(Uuid id) {
+        return Optional.ofNullable(topicsById.get(id));
+    }
+
+    public Optional<PartitionRegistration> partition(TopicIdPartition tp) {
+        TopicImage t = topicsById.get(tp.topicId());
+        return t == null ? Optional.empty() : Optional.ofNullable(t.partition(tp.partition()));
+    }
+
+    public Map<ConfigResource, Map<String, String>> configs() {
+        return configs;
+    }
+
+    /** The dynamic configs set on a resource; empty if none. */
+    public Map<String, String> configs(ConfigResource resource) {
+        return configs.getOrDefault(resource, Map.of());
+    }
+
+    /** The records that rebuild this image from {@link #EMPTY} (applied at this image's index): for snapshots. */
+    public List<MetadataRecord> toRecords() {
+        List<MetadataRecord> out = new ArrayList<>();
+        features.forEach((name, level) -> out.add(wrap(MetadataRecord.newBuilder()
+            .setFeatureLevel(FeatureLevelRecord.newBuilder().setName(name).setLevel(level)))));
+        if (controllerId >= 0) {
+            out.add(wrap(MetadataRecord.newBuilder().setControllerChange(ControllerChangeRecord.newBuilder()
+                .setControllerId(controllerId).setControllerEpoch(controllerEpoch)
+                .setControllerEndpoint(controllerEndpoint))));
+        }
+        for (BrokerRegistration b : brokers.values()) {
+            out.add(wrap(MetadataRecord.newBuilder().setRegisterBroker(b.toRecord())));
+            if (b.state() == BrokerState.SHUTTING_DOWN) {
+                out.add(wrap(MetadataRecord.newBuilder().setBrokerState(BrokerStateRecord.newBuilder()
+                    .setBrokerId(b.id()).setBrokerEpoch(b.epoch()).setState(b.state()))));
+            }
+        }
+        for (TopicImage t : topicsById.values()) {
+            out.add(wrap(MetadataRecord.newBuilder().setTopic(TopicRecord.newBuilder().setName(t.name())
+                .setTopicId(ByteString.copyFrom(t.id().bytes())).setInternal(t.internal()))));
+            t.partitions().forEach((p, reg) ->
+                out.add(wrap(MetadataRecord.newBuilder().setPartition(reg.toRecord(t.id(), p)))));
+        }
+        configs.forEach((resource, values) -> values.forEach((k, v) ->
+            out.add(wrap(MetadataRecord.newBuilder().setConfig(ConfigRecord.newBuilder()
+                .setResourceType(resource.type()).setResourceName(resource.name()).setName(k).setValue(v))))));
+        if (nextProducerId > 0) {
+            out.add(wrap(MetadataRecord.newBuilder().setProducerIds(ProducerIdsRecord.newBuilder()
+                .setBrokerId(-1).setNextProducerId(nextProducerId))));
+        }
+        return out;
+    }
+
+    /** Stamps the current record version on a record being built. */
+    public static MetadataRecord wrap(MetadataRecord.Builder b) {
+        return b.setVersion(RECORD_VERSION).build();
+    }
+
+    /** Equal content; the index is part of it. */
+    @Override
+    public boolean equals(Object o) {
+        if (!(o instanceof MetadataImage other)) {
+            return false;
+        }
+        return index == other.index && controllerId == other.controllerId && controllerEpoch == other.controllerEpoch
+            && nextProducerId == other.nextProducerId && features.equals(other.features)
+            && controllerEndpoint.equals(other.controllerEndpoint) && brokers.equals(other.brokers)
+            && topicsById.equals(other.topicsById) && configs.equals(other.configs);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(index, controllerId, controllerEpoch, nextProducerId, features, brokers, topicsById, configs);
+    }
+
+    @Override
+    public String toString() {
+        return "MetadataImage{index=" + index + ", features=" + features + ", controller=" + controllerId + "@"
+            + controllerEpoch + ", nextProducerId=" + nextProducerId + ", brokers=" + brokers + ", topics="
+            + topicsById + ", configs=" + configs + "}";
+    }
+}
