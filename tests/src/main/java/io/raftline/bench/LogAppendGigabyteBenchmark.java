@@ -36,6 +36,10 @@ public class LogAppendGigabyteBenchmark {
     @Param({"false", "true"})
     public boolean flushAtEnd;
 
+    /** Heap batches make the JDK copy each write into a temporary direct buffer; network buffers are usually direct. */
+    @Param({"false", "true"})
+    public boolean directBuffer;
+
     private Path root;
     private ScheduledExecutorService scheduler;
     private Log log;
@@ -47,7 +51,8 @@ public class LogAppendGigabyteBenchmark {
         scheduler = Executors.newSingleThreadScheduledExecutor();
         log = BenchLogs.open(root, scheduler, Map.of(LogConfig.FILE_DELETE_DELAY_MS, "0", LogConfig.MAX_MESSAGE_BYTES, "1048576",
             LogConfig.SEGMENT_BYTES, Integer.toString(Integer.MAX_VALUE)));
-        batch = BenchLogs.batch(256 * 1024 + 4096, CompressionType.NONE, 42);
+        ByteBuffer heap = BenchLogs.batch(256 * 1024 + 4096, CompressionType.NONE, 42);
+        batch = directBuffer ? ByteBuffer.allocateDirect(heap.limit()).put(heap).flip() : heap;
     }
 
     @TearDown(Level.Iteration)
