@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -240,13 +241,18 @@ public final class Log {
         LogSegment next = LogSegment.create(dir, baseOffset, config, now);
         segments.put(baseOffset, next);
         LOG.debug("{}: rolled to segment {} after {}", topicPartition(), baseOffset, previous);
-        scheduler.execute(() -> {
-            try {
-                flushUpTo(baseOffset);
-            } catch (LogException e) {
-                LOG.warn("{}: flush after roll failed: {}", topicPartition(), e.getMessage());
-            }
-        });
+        try {
+            scheduler.execute(() -> {
+                try {
+                    flushUpTo(baseOffset);
+                } catch (LogException e) {
+                    LOG.warn("{}: flush after roll failed: {}", topicPartition(), e.getMessage());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            // shutting down: the shutdown path flushes everything
+            LOG.debug("{}: scheduler stopped; the rolled segment is flushed at shutdown", topicPartition());
+        }
         return next;
     }
 
