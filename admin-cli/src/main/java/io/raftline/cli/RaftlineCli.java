@@ -2,6 +2,7 @@ package io.raftline.cli;
 
 import io.raftline.cli.command.BrokersCommand;
 import io.raftline.cli.command.ConfigsCommand;
+import io.raftline.cli.command.ConsumeCommand;
 import io.raftline.cli.command.LeaderElectionCommand;
 import io.raftline.cli.command.ProduceCommand;
 import io.raftline.cli.command.QuorumCommand;
@@ -33,6 +34,7 @@ import picocli.CommandLine.Command;
         ReassignCommand.class,
         ConfigsCommand.class,
         ProduceCommand.class,
+        ConsumeCommand.class,
         PerfCommand.class,
         CommandLine.HelpCommand.class,
     })
