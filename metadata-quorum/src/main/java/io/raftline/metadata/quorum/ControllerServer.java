@@ -100,8 +100,24 @@ public final class ControllerServer implements Closeable {
         return server.getPort();
     }
 
+    /** Set once bound: this node's own controller.listener, hinted while it is the Ratis leader but not yet active. */
+    private volatile ControllerHint selfHint;
+
+    void setSelfEndpoint(int nodeId, String host, int port) {
+        selfHint = ControllerHint.newBuilder().setControllerId(nodeId)
+            .setControllerEndpoint(HostPort.newBuilder().setHost(host).setPort(port)).build();
+    }
+
     ControllerHint hint() {
         MetadataImage image = stateMachine.image();
+        try {
+            if (selfHint != null && quorum.info().isLeader()) {
+                // Elected but not ready yet: the controller will be this node in a moment, so ask here again.
+                return selfHint;
+            }
+        } catch (RuntimeException e) {
+            // Ratis not started yet: fall back to the metadata.
+        }
         ControllerHint.Builder h = ControllerHint.newBuilder().setControllerId(image.controllerId());
         if (image.controllerEndpoint().getPort() > 0) {
             h.setControllerEndpoint(HostPort.newBuilder().setHost(image.controllerEndpoint().getHost())
