@@ -159,6 +159,9 @@ public final class ControllerServer implements Closeable {
 
         @Override
         public void brokerHeartbeat(BrokerHeartbeatRequest req, StreamObserver<BrokerHeartbeatResponse> obs) {
+            if (active.isActive()) {
+                active.controller().heartbeatArrived(req.getBrokerId(), req.getBrokerEpoch());
+            }
             decide(obs, c -> image -> c.brokerHeartbeat(image, req), (r, i) -> r.toBuilder().setController(hint()).build(),
                 e -> BrokerHeartbeatResponse.newBuilder().setError(e).setController(hint()).build());
         }
