@@ -1,0 +1,100 @@
+package io.raftline.cli;
+
+import io.raftline.cli.command.dev.DevCommand;
+import io.raftline.common.Version;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * The {@code raftline} command line. Exit codes: 0 done; 1 the operation failed (one {@code error: } line on
+ * stderr, a stack trace only with {@code --verbose}); 2 the command line could not be parsed.
+ */
+@Command(name = "raftline", mixinStandardHelpOptions = true, versionProvider = RaftlineCli.VersionProvider.class,
+    description = "Raftline: a distributed commit log in the Kafka tradition, with a Raft metadata quorum.",
+    subcommands = {
+        RaftlineCli.ServerDoc.class,
+        RaftlineCli.StorageDoc.class,
+        DevCommand.class,
+        CommandLine.HelpCommand.class,
+    })
+public final class RaftlineCli implements Callable<Integer> {
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        int code = run(args, new PrintWriter(System.out, true), new PrintWriter(System.err, true));
+        System.exit(code);
+    }
+
+    /** Runs one command in-process and returns its exit code (tests call this). */
+    public static int run(String[] args, PrintWriter out, PrintWriter err) {
+        CommandLine cli = commandLine(out, err);
+        return cli.execute(args);
+    }
+
+    public static CommandLine commandLine(PrintWriter out, PrintWriter err) {
+        CommandLine cli = new CommandLine(new RaftlineCli());
+        cli.setOut(out);
+        cli.setErr(err);
+        cli.setExecutionExceptionHandler(new ErrorHandler());
+        return cli;
+    }
+
+    @Override
+    public Integer call() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+        return 0;
+    }
+
+    /** Turns a failure into the one {@code error:} line, with the trace only when --verbose was given. */
+    static final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
+        @Override
+        public int handleExecutionException(Exception e, CommandLine cmd, CommandLine.ParseResult parseResult) {
+            PrintWriter err = cmd.getErr();
+            err.println("error: " + Errors.describe(e));
+            if (parseResult.hasMatchedOption("--verbose") || hasVerbose(parseResult)) {
+                e.printStackTrace(err);
+            }
+            err.flush();
+            return 1;
+        }
+
+        private static boolean hasVerbose(CommandLine.ParseResult result) {
+            for (CommandLine.ParseResult sub = result; sub != null; sub = sub.subcommand()) {
+                if (sub.hasMatchedOption("--verbose")) {
+                    return true;
+                }
+            }
+            return false;
+        }
+    }
+
+    @Command(name = "server", description = "Runs one node in the foreground (roles from process.roles).",
+        footer = {"", "Example:", "  raftline server --config config/server.properties"})
+    static final class ServerDoc implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            throw new CliException("'server' runs through bin/raftline, which starts the node's own main");
+        }
+    }
+
+    @Command(name = "storage", description = "Formats a node's dirs (format) or prints a new cluster id (random-uuid).",
+        footer = {"", "Examples:", "  raftline storage random-uuid",
+            "  raftline storage format --config config/server.properties --cluster-id ID"})
+    static final class StorageDoc implements Callable<Integer> {
+        @Override
+        public Integer call() {
+            throw new CliException("'storage' runs through bin/raftline, which starts the node's own main");
+        }
+    }
+
+    static final class VersionProvider implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            return new String[] {"raftline " + Version.current()};
+        }
+    }
+}

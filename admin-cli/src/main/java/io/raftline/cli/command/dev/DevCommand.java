@@ -1,0 +1,182 @@
+package io.raftline.cli.command.dev;
+
+import io.raftline.cli.CliException;
+import io.raftline.cli.output.Json;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code raftline dev}: a local cluster of N nodes, each broker and controller, as child processes on
+ * 127.0.0.1. It formats the nodes the first time, waits until every node is ready, writes {@code DIR/cluster.json}
+ * and prints the bootstrap address as its only stdout line; then it stays until Ctrl-C or SIGTERM and stops the
+ * nodes it started (controlled shutdown, at most 10 s a node, then SIGKILL). It does not restart a node that
+ * dies: it says so and keeps the others.
+ */
+@Command(name = "dev", mixinStandardHelpOptions = true,
+    description = "Runs a local cluster (broker+controller in each node) on 127.0.0.1 until Ctrl-C.",
+    footer = {"", "Node i listens on P+10(i-1) (broker), +1 (quorum), +2 (controller), +3 (metrics);",
+        "its files live in DIR/node-i/.", "", "Examples:", "  raftline dev", "  raftline dev --nodes 1 --dir /tmp/rl"})
+public final class DevCommand implements Callable<Integer> {
+
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--nodes", defaultValue = "3", paramLabel = "N", description = "Number of nodes (default: ${DEFAULT-VALUE}).")
+    int nodes;
+
+    @Option(names = "--dir", defaultValue = "data/dev", paramLabel = "DIR",
+        description = "Where the nodes' files live (default: ${DEFAULT-VALUE}).")
+    Path dir;
+
+    @Option(names = "--base-port", defaultValue = "9092", paramLabel = "P",
+        description = "The first node's broker port (default: ${DEFAULT-VALUE}).")
+    int basePort;
+
+    @Override
+    public Integer call() throws Exception {
+        if (nodes < 1 || nodes > 9) {
+            throw new CliException("--nodes must be between 1 and 9, got " + nodes);
+        }
+        if (basePort < 1 || basePort + 10 * (nodes - 1) + 3 > 65535) {
+            throw new CliException("--base-port " + basePort + " leaves no room for " + nodes + " nodes below 65536");
+        }
+        PrintWriter err = spec.commandLine().getErr();
+        Path home = raftlineHome();
+        Path root = dir.toAbsolutePath().normalize();
+        Files.createDirectories(root);
+        Files.deleteIfExists(root.resolve("cluster.json"));
+
+        DevLayout layout = new DevLayout(root, nodes, basePort);
+        layout.checkCompatible();
+        checkPortsFree(layout);
+        String clusterId = layout.prepare(home);
+
+        List<DevNode> started = new ArrayList<>();
+        CountDownLatch stop = new CountDownLatch(1);
+        Thread hook = new Thread(() -> {
+            stop.countDown();
+            stopAll(started, err);
+        }, "dev-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
+
+        for (int i = 1; i <= nodes; i++) {
+            DevNode node = DevNode.start(home, layout, i);
+            started.add(node);
+            err.println("started node " + i + " (pid " + node.pid() + "), logs in " + layout.nodeDir(i).resolve("logs"));
+        }
+        err.flush();
+        waitUntilReady(started, err);
+        writeClusterJson(root, clusterId, layout, started);
+        PrintWriter out = spec.commandLine().getOut();
+        out.println(layout.bootstrap());
+        out.flush();
+        err.println("cluster is up: " + nodes + " node(s); cluster.json in " + root + "; Ctrl-C stops it");
+        err.flush();
+
+        // Report nodes that die; never restart them (a test may have killed one on purpose).
+        List<DevNode> reported = new ArrayList<>();
+        while (!stop.await(500, TimeUnit.MILLISECONDS)) {
+            for (DevNode node : started) {
+                if (!node.isAlive() && !reported.contains(node)) {
+                    reported.add(node);
+                    err.println("node " + node.id() + " (pid " + node.pid() + ") exited with code " + node.exitCode()
+                        + "; not restarting it (restart by hand: raftline server --config " + node.config() + ")");
+                    err.flush();
+                }
+            }
+        }
+        return 0;
+    }
+
+    private static Path raftlineHome() {
+        String home = System.getProperty("raftline.home");
+        if (home == null) {
+            throw new CliException("raftline.home is not set: run dev through bin/raftline or ./raftline");
+        }
+        return Path.of(home);
+    }
+
+    private static void checkPortsFree(DevLayout layout) {
+        for (int port : layout.allPorts()) {
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.setReuseAddress(true);
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            } catch (IOException e) {
+                throw new CliException("port " + port + " is already in use");
+            }
+        }
+    }
+
+    private void waitUntilReady(List<DevNode> started, PrintWriter err) throws InterruptedException {
+        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        for (DevNode node : started) {
+            while (!node.isReady()) {
+                if (!node.isAlive()) {
+                    throw new CliException("node " + node.id() + " exited with code " + node.exitCode()
+                        + " while starting; see " + node.logFile());
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new CliException("node " + node.id() + " was not ready within " + READY_TIMEOUT.toSeconds()
+                        + " s; see " + node.logFile());
+                }
+                Thread.sleep(100);
+            }
+        }
+    }
+
+    private static void writeClusterJson(Path root, String clusterId, DevLayout layout, List<DevNode> started)
+        throws IOException {
+        var doc = Json.object();
+        doc.put("clusterId", clusterId);
+        doc.put("bootstrap", layout.bootstrap());
+        var array = doc.putArray("nodes");
+        for (DevNode node : started) {
+            int i = node.id();
+            var n = array.addObject();
+            n.put("id", i);
+            n.put("pid", node.pid());
+            n.put("broker", "127.0.0.1:" + layout.brokerPort(i));
+            n.put("quorum", "127.0.0.1:" + layout.quorumPort(i));
+            n.put("controller", "127.0.0.1:" + layout.controllerPort(i));
+            n.put("metrics", "127.0.0.1:" + layout.metricsPort(i));
+            n.put("dir", layout.nodeDir(i).toString());
+        }
+        Path tmp = root.resolve("cluster.json.tmp");
+        Files.writeString(tmp, Json.write(doc) + "\n", StandardCharsets.UTF_8);
+        Files.move(tmp, root.resolve("cluster.json"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** SIGTERM to every node at once (each does a controlled shutdown), SIGKILL after 10 s. */
+    private static void stopAll(List<DevNode> started, PrintWriter err) {
+        for (DevNode node : started) {
+            node.terminate();
+        }
+        for (DevNode node : started) {
+            if (!node.awaitExit(Duration.ofSeconds(10))) {
+                err.println("node " + node.id() + " did not stop within 10 s; killing it");
+                node.kill();
+                node.awaitExit(Duration.ofSeconds(5));
+            }
+        }
+        err.println("stopped " + started.size() + " node(s)");
+        err.flush();
+    }
+}

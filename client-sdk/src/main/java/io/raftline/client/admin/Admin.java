@@ -1,0 +1,92 @@
+package io.raftline.client.admin;
+
+import io.raftline.client.common.TopicPartition;
+import io.raftline.common.SystemTime;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * Cluster administration, shaped like Kafka's {@code Admin}: topics, partitions, configs, leader elections,
+ * reassignments, the metadata quorum, and per-replica log offsets. Every call returns at once; its result holds
+ * {@link java.util.concurrent.CompletableFuture}s. Retriable failures (no controller yet, a broker restarting) are
+ * retried until {@code default.api.timeout.ms}; other errors fail the item's future with the typed exception from
+ * {@code io.raftline.client.errors} carrying the broker's message. Thread-safe.
+ */
+public interface Admin extends AutoCloseable {
+
+    /** Creates an admin client from properties (at least {@code bootstrap.servers}). */
+    static Admin create(Properties props) {
+        return new RaftlineAdmin(new AdminClientConfig(props), SystemTime.INSTANCE);
+    }
+
+    /** Creates an admin client from a map of configs. */
+    static Admin create(Map<String, Object> conf) {
+        return new RaftlineAdmin(new AdminClientConfig(conf), SystemTime.INSTANCE);
+    }
+
+    /** Creates topics; each future completes once its topic is in the committed metadata. */
+    default CreateTopicsResult createTopics(Collection<NewTopic> newTopics) {
+        return createTopics(newTopics, new CreateTopicsOptions());
+    }
+
+    /** Creates topics with options (validate only, timeout). */
+    CreateTopicsResult createTopics(Collection<NewTopic> newTopics, CreateTopicsOptions options);
+
+    /** Deletes topics by name. */
+    DeleteTopicsResult deleteTopics(Collection<String> topics);
+
+    /** Lists topics other than internal ones. */
+    default ListTopicsResult listTopics() {
+        return listTopics(new ListTopicsOptions());
+    }
+
+    /** Lists topics, internal ones if asked. */
+    ListTopicsResult listTopics(ListTopicsOptions options);
+
+    /** Describes topics: partitions, leaders, replicas, ISR. An unknown topic fails its future. */
+    DescribeTopicsResult describeTopics(Collection<String> topicNames);
+
+    /** Raises the partition count of topics. */
+    CreatePartitionsResult createPartitions(Map<String, NewPartitions> newPartitions);
+
+    /** Brokers, controller and cluster id. */
+    DescribeClusterResult describeCluster();
+
+    /** The configs of topics or brokers, with where each value comes from. */
+    DescribeConfigsResult describeConfigs(Collection<ConfigResource> resources);
+
+    /** Sets or deletes individual config keys, leaving the others as they are. */
+    AlterConfigsResult incrementalAlterConfigs(Map<ConfigResource, Collection<AlterConfigOp>> configs);
+
+    /** Elects leaders; {@code partitions} null means every partition. */
+    ElectLeadersResult electLeaders(ElectionType electionType, Set<TopicPartition> partitions);
+
+    /** Starts (a present target) or cancels (an empty Optional) reassignments. */
+    AlterPartitionReassignmentsResult alterPartitionReassignments(Map<TopicPartition, Optional<NewPartitionReassignment>> reassignments);
+
+    /** The reassignments in progress. */
+    ListPartitionReassignmentsResult listPartitionReassignments();
+
+    /** The Raft quorum that holds the metadata: leader, term, voters and their lag. */
+    DescribeMetadataQuorumResult describeMetadataQuorum();
+
+    /**
+     * Log start/end offsets, high watermark and size of the replicas on the given brokers (every broker when
+     * {@code brokerIds} is null), each broker bounded by {@code perBrokerTimeout} and asked once: a dead broker fails
+     * only its own future, never delaying the answer beyond that bound.
+     */
+    DescribeLogsResult describeLogs(Collection<Integer> brokerIds, Duration perBrokerTimeout);
+
+    /** Closes the client, waiting up to {@code timeout} for calls in progress; later calls fail. */
+    void close(Duration timeout);
+
+    /** Closes the client. */
+    @Override
+    default void close() {
+        close(Duration.ofSeconds(30));
+    }
+}

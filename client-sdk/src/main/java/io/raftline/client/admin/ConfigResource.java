@@ -1,0 +1,13 @@
+package io.raftline.client.admin;
+
+/**
+ * What a config belongs to: a topic, or a broker (name = broker id; {@code ""} for the cluster-wide default).
+ *
+ * @param type the kind of resource
+ * @param name the topic name or broker id
+ */
+public record ConfigResource(Type type, String name) {
+
+    /** Kinds of config resources. */
+    public enum Type { TOPIC, BROKER }
+}

@@ -1,0 +1,24 @@
+package io.raftline.client.admin;
+
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/** The outcome of {@link Admin#createTopics}: one future per topic, done once the topic is in the committed metadata. */
+public final class CreateTopicsResult {
+
+    private final Map<String, CompletableFuture<Void>> futures;
+
+    CreateTopicsResult(Map<String, CompletableFuture<Void>> futures) {
+        this.futures = Map.copyOf(futures);
+    }
+
+    /** One future per item. */
+    public Map<String, CompletableFuture<Void>> values() {
+        return futures;
+    }
+
+    /** Completes when every item succeeded; fails with the first item's error otherwise. */
+    public CompletableFuture<Void> all() {
+        return CompletableFuture.allOf(futures.values().toArray(new CompletableFuture<?>[0]));
+    }
+}

@@ -1,0 +1,475 @@
+package io.raftline.client.admin;
+
+import io.raftline.client.common.Cluster;
+import io.raftline.client.common.Node;
+import io.raftline.client.common.TopicPartition;
+import io.raftline.client.errors.ApiException;
+import io.raftline.client.errors.Errors;
+import io.raftline.client.errors.RaftlineException;
+import io.raftline.client.errors.RetriableException;
+import io.raftline.client.errors.TimeoutException;
+import io.raftline.client.errors.UnknownTopicOrPartitionException;
+import io.raftline.client.internals.metadata.Metadata;
+import io.raftline.client.internals.net.BrokerConnection;
+import io.raftline.client.internals.net.ConnectionPool;
+import io.raftline.client.internals.net.GrpcErrors;
+import io.raftline.common.Time;
+import io.raftline.protocol.Error;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.broker.DescribeConfigsRequest;
+import io.raftline.protocol.broker.DescribeConfigsResponse;
+import io.raftline.protocol.broker.DescribeLogsRequest;
+import io.raftline.protocol.broker.DescribeLogsResponse;
+import io.raftline.protocol.broker.MetadataRequest;
+import io.raftline.protocol.broker.MetadataResponse;
+import io.raftline.protocol.broker.PartitionMetadata;
+import io.raftline.protocol.broker.TopicMetadata;
+import io.raftline.protocol.controller.AlterConfigsRequest;
+import io.raftline.protocol.controller.AlterConfigsResponse;
+import io.raftline.protocol.controller.AlterPartitionReassignmentsRequest;
+import io.raftline.protocol.controller.AlterPartitionReassignmentsResponse;
+import io.raftline.protocol.controller.CreatableTopic;
+import io.raftline.protocol.controller.CreatePartitionsRequest;
+import io.raftline.protocol.controller.CreatePartitionsResponse;
+import io.raftline.protocol.controller.CreateTopicsRequest;
+import io.raftline.protocol.controller.CreateTopicsResponse;
+import io.raftline.protocol.controller.DeleteTopicsRequest;
+import io.raftline.protocol.controller.DeleteTopicsResponse;
+import io.raftline.protocol.controller.DescribeQuorumRequest;
+import io.raftline.protocol.controller.DescribeQuorumResponse;
+import io.raftline.protocol.controller.ElectLeadersRequest;
+import io.raftline.protocol.controller.ElectLeadersResponse;
+import io.raftline.protocol.metadata.ConfigResourceType;
+import io.raftline.protocol.metadata.IntList;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * The {@link Admin} implementation. Each call goes to any broker (brokers forward controller writes to the active
+ * controller); a transport failure or a retriable top-level error is retried on the next broker after a growing
+ * backoff, until the call's deadline. Item-level errors are final and fail only that item's future.
+ */
+final class RaftlineAdmin implements Admin {
+
+    private final AdminClientConfig config;
+    private final Time time;
+    private final ConnectionPool pool;
+    private final Metadata metadata;
+    private final ScheduledExecutorService scheduler;
+    private final int requestTimeoutMs;
+    private final int apiTimeoutMs;
+    private final long backoffMs;
+    private final long backoffMaxMs;
+    private final int retries;
+    private volatile boolean closed;
+
+    RaftlineAdmin(AdminClientConfig config, Time time) {
+        this.config = config;
+        this.time = time;
+        this.requestTimeoutMs = config.getInt(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG);
+        this.apiTimeoutMs = config.getInt(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG);
+        this.backoffMs = config.getLong(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG);
+        this.backoffMaxMs = config.getLong(io.raftline.client.common.config.CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG);
+        this.retries = config.getInt(AdminClientConfig.RETRIES_CONFIG);
+        this.pool = new ConnectionPool(config.getString(AdminClientConfig.CLIENT_ID_CONFIG), 64 * 1024 * 1024);
+        this.metadata = new Metadata(Metadata.parseBootstrap(config.getList(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG)), pool, time,
+            backoffMs, config.getLong("metadata.max.age.ms"), requestTimeoutMs);
+        String clientId = config.getString(AdminClientConfig.CLIENT_ID_CONFIG);
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "raftline-admin" + (clientId.isEmpty() ? "" : "-" + clientId));
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    // ---- the retry engine ----
+
+    /**
+     * Runs {@code attempt} against a broker until it answers with no retriable top-level error, or the deadline
+     * passes. {@code topLevel} extracts the response's top-level error (null if it has none).
+     */
+    private <T> CompletableFuture<T> call(String what, long timeoutMs, Function<BrokerConnection, CompletableFuture<T>> attempt,
+                                          Function<T, Error> topLevel) {
+        if (closed) {
+            return CompletableFuture.failedFuture(new IllegalStateException("The admin client is closed"));
+        }
+        CompletableFuture<T> result = new CompletableFuture<>();
+        long deadline = time.hiResMilliseconds() + timeoutMs;
+        tryOnce(what, deadline, 0, attempt, topLevel, result);
+        return result;
+    }
+
+    private <T> void tryOnce(String what, long deadline, int attemptNo, Function<BrokerConnection, CompletableFuture<T>> attempt,
+                             Function<T, Error> topLevel, CompletableFuture<T> result) {
+        Node node = metadata.pickNode();
+        BrokerConnection conn;
+        try {
+            conn = pool.get(node);
+        } catch (IllegalStateException e) {
+            result.completeExceptionally(e);
+            return;
+        }
+        attempt.apply(conn).whenComplete((response, error) -> {
+            RaftlineException failure = null;
+            if (error != null) {
+                failure = GrpcErrors.toException(error, conn.address());
+                metadata.nodeFailed();
+            } else {
+                Error e = topLevel == null ? null : topLevel.apply(response);
+                if (e != null && e.getCode() != ErrorCode.NONE) {
+                    failure = Errors.toException(e);
+                }
+            }
+            if (failure == null) {
+                result.complete(response);
+                return;
+            }
+            long now = time.hiResMilliseconds();
+            long backoff = Math.min(backoffMaxMs, backoffMs << Math.min(attemptNo, 20));
+            boolean retriable = failure instanceof RetriableException && attemptNo < retries && !closed;
+            if (retriable && now + backoff < deadline) {
+                scheduler.schedule(() -> tryOnce(what, deadline, attemptNo + 1, attempt, topLevel, result), backoff, TimeUnit.MILLISECONDS);
+            } else if (retriable) {
+                result.completeExceptionally(new TimeoutException(what + " timed out; last error: " + failure.getMessage(), failure));
+            } else {
+                result.completeExceptionally(failure);
+            }
+        });
+    }
+
+    private long remaining(long deadline) {
+        return Math.max(1, Math.min(requestTimeoutMs, deadline - time.hiResMilliseconds()));
+    }
+
+    private CompletableFuture<MetadataResponse> metadataCall(MetadataRequest request) {
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        return call("metadata", apiTimeoutMs, c -> c.unary((s, o) -> s.metadata(request, o), remaining(deadline)), null);
+    }
+
+    private static <K, V> Map<K, CompletableFuture<V>> fanOut(Collection<K> keys, CompletableFuture<?> whole,
+                                                             Function<K, CompletableFuture<V>> perKey) {
+        Map<K, CompletableFuture<V>> out = new LinkedHashMap<>();
+        for (K k : keys) {
+            out.put(k, perKey.apply(k));
+        }
+        return out;
+    }
+
+    private static CompletableFuture<Void> itemResult(CompletableFuture<?> whole, Function<Object, Error> errorOf) {
+        return whole.thenApply(r -> {
+            Error e = errorOf.apply(r);
+            if (e != null && e.getCode() != ErrorCode.NONE) {
+                throw Errors.toException(e);
+            }
+            return null;
+        });
+    }
+
+    // ---- topics ----
+
+    @Override
+    public CreateTopicsResult createTopics(Collection<NewTopic> newTopics, CreateTopicsOptions options) {
+        CreateTopicsRequest.Builder req = CreateTopicsRequest.newBuilder().setValidateOnly(options.shouldValidateOnly());
+        for (NewTopic t : newTopics) {
+            CreatableTopic.Builder ct = CreatableTopic.newBuilder().setName(t.name()).setNumPartitions(t.numPartitions())
+                .setReplicationFactor(t.replicationFactor()).putAllConfigs(t.configs());
+            if (t.replicasAssignments() != null) {
+                t.replicasAssignments().forEach((p, replicas) ->
+                    ct.addAssignments(CreatableTopic.Assignment.newBuilder().setPartition(p).addAllReplicas(replicas)));
+            }
+            req.addTopics(ct);
+        }
+        int timeout = options.timeoutMs() != null ? options.timeoutMs() : apiTimeoutMs;
+        long deadline = time.hiResMilliseconds() + timeout;
+        CreateTopicsRequest request = req.build();
+        CompletableFuture<CreateTopicsResponse> whole = call("createTopics", timeout,
+            c -> c.unary((s, o) -> s.createTopics(request, o), remaining(deadline)), CreateTopicsResponse::getError);
+        List<String> names = newTopics.stream().map(NewTopic::name).toList();
+        return new CreateTopicsResult(fanOut(names, whole, name -> itemResult(whole, r -> ((CreateTopicsResponse) r).getTopicsList()
+            .stream().filter(x -> x.getName().equals(name)).map(CreateTopicsResponse.Result::getError).findFirst()
+            .orElse(missing("createTopics", name)))));
+    }
+
+    private static Error missing(String what, Object item) {
+        return Error.newBuilder().setCode(ErrorCode.UNKNOWN).setMessage(what + ": the broker's answer does not mention " + item).build();
+    }
+
+    @Override
+    public DeleteTopicsResult deleteTopics(Collection<String> topics) {
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        DeleteTopicsRequest request = DeleteTopicsRequest.newBuilder().addAllNames(topics).build();
+        CompletableFuture<DeleteTopicsResponse> whole = call("deleteTopics", apiTimeoutMs,
+            c -> c.unary((s, o) -> s.deleteTopics(request, o), remaining(deadline)), DeleteTopicsResponse::getError);
+        return new DeleteTopicsResult(fanOut(List.copyOf(topics), whole, name -> itemResult(whole, r -> ((DeleteTopicsResponse) r)
+            .getTopicsList().stream().filter(x -> x.getName().equals(name)).map(DeleteTopicsResponse.Result::getError).findFirst()
+            .orElse(missing("deleteTopics", name)))));
+    }
+
+    @Override
+    public ListTopicsResult listTopics(ListTopicsOptions options) {
+        CompletableFuture<Map<String, TopicListing>> f = metadataCall(MetadataRequest.newBuilder().setAllTopics(true).build())
+            .thenApply(r -> {
+                Map<String, TopicListing> out = new HashMap<>();
+                for (TopicMetadata t : r.getTopicsList()) {
+                    if (t.getError().getCode() == ErrorCode.NONE && (options.shouldListInternal() || !t.getInternal())) {
+                        out.put(t.getName(), new TopicListing(t.getName(), topicId(t), t.getInternal()));
+                    }
+                }
+                return out;
+            });
+        return new ListTopicsResult(f);
+    }
+
+    private static String topicId(TopicMetadata t) {
+        return t.getTopicId().isEmpty() ? null : Base64.getUrlEncoder().withoutPadding().encodeToString(t.getTopicId().toByteArray());
+    }
+
+    @Override
+    public DescribeTopicsResult describeTopics(Collection<String> topicNames) {
+        CompletableFuture<MetadataResponse> whole = metadataCall(MetadataRequest.newBuilder().addAllTopics(topicNames).build());
+        Map<String, CompletableFuture<TopicDescription>> out = new LinkedHashMap<>();
+        for (String name : topicNames) {
+            out.put(name, whole.thenApply(r -> describe(r, name)));
+        }
+        return new DescribeTopicsResult(out);
+    }
+
+    private static TopicDescription describe(MetadataResponse r, String name) {
+        Cluster cluster = Metadata.toCluster(r, null);
+        for (TopicMetadata t : r.getTopicsList()) {
+            if (!t.getName().equals(name)) {
+                continue;
+            }
+            if (t.getError().getCode() != ErrorCode.NONE) {
+                throw Errors.toException(t.getError());
+            }
+            List<TopicPartitionInfo> parts = new ArrayList<>();
+            for (PartitionMetadata p : t.getPartitionsList()) {
+                parts.add(new TopicPartitionInfo(p.getPartition(), p.getLeader() < 0 ? null : node(cluster, p.getLeader()),
+                    p.getLeaderEpoch(), nodes(cluster, p.getReplicasList()), nodes(cluster, p.getIsrList()),
+                    p.getAddingReplicasList(), p.getRemovingReplicasList()));
+            }
+            parts.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
+            return new TopicDescription(name, t.getInternal(), parts, topicId(t));
+        }
+        throw new UnknownTopicOrPartitionException("Topic '" + name + "' does not exist");
+    }
+
+    private static Node node(Cluster cluster, int id) {
+        Node n = cluster.nodeById(id);
+        return n != null ? n : new Node(id, "", -1, null);
+    }
+
+    private static List<Node> nodes(Cluster cluster, List<Integer> ids) {
+        return ids.stream().map(id -> node(cluster, id)).toList();
+    }
+
+    @Override
+    public CreatePartitionsResult createPartitions(Map<String, NewPartitions> newPartitions) {
+        CreatePartitionsRequest.Builder req = CreatePartitionsRequest.newBuilder();
+        newPartitions.forEach((t, n) -> req.addTopics(CreatePartitionsRequest.Topic.newBuilder().setName(t).setCount(n.totalCount())));
+        CreatePartitionsRequest request = req.build();
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        CompletableFuture<CreatePartitionsResponse> whole = call("createPartitions", apiTimeoutMs,
+            c -> c.unary((s, o) -> s.createPartitions(request, o), remaining(deadline)), CreatePartitionsResponse::getError);
+        return new CreatePartitionsResult(fanOut(newPartitions.keySet(), whole, name -> itemResult(whole,
+            r -> ((CreatePartitionsResponse) r).getTopicsList().stream().filter(x -> x.getName().equals(name))
+                .map(CreatePartitionsResponse.Result::getError).findFirst().orElse(missing("createPartitions", name)))));
+    }
+
+    // ---- cluster, configs ----
+
+    @Override
+    public DescribeClusterResult describeCluster() {
+        return new DescribeClusterResult(metadataCall(MetadataRequest.newBuilder().setAllTopics(false).build())
+            .thenApply(r -> Metadata.toCluster(r, null)));
+    }
+
+    private static ConfigResourceType wireType(ConfigResource.Type type) {
+        return type == ConfigResource.Type.TOPIC ? ConfigResourceType.TOPIC : ConfigResourceType.BROKER;
+    }
+
+    @Override
+    public DescribeConfigsResult describeConfigs(Collection<ConfigResource> resources) {
+        Map<ConfigResource, CompletableFuture<Config>> out = new LinkedHashMap<>();
+        for (ConfigResource res : resources) {
+            DescribeConfigsRequest request = DescribeConfigsRequest.newBuilder().setResourceType(wireType(res.type()))
+                .setResourceName(res.name()).build();
+            long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+            out.put(res, call("describeConfigs", apiTimeoutMs,
+                c -> c.<DescribeConfigsResponse>unary((s, o) -> s.describeConfigs(request, o), remaining(deadline)),
+                DescribeConfigsResponse::getError)
+                .thenApply(r -> new Config(r.getConfigsList().stream()
+                    .map(e -> new ConfigEntry(e.getName(), e.getValue(), e.getSource(), e.getReadOnly())).toList())));
+        }
+        return new DescribeConfigsResult(out);
+    }
+
+    @Override
+    public AlterConfigsResult incrementalAlterConfigs(Map<ConfigResource, Collection<AlterConfigOp>> configs) {
+        AlterConfigsRequest.Builder req = AlterConfigsRequest.newBuilder();
+        configs.forEach((res, ops) -> {
+            for (AlterConfigOp op : ops) {
+                AlterConfigsRequest.Op.Builder b = AlterConfigsRequest.Op.newBuilder().setResourceType(wireType(res.type()))
+                    .setResourceName(res.name()).setName(op.configEntry().name());
+                if (op.opType() == AlterConfigOp.OpType.SET) {
+                    if (op.configEntry().value() == null) {
+                        throw new IllegalArgumentException("SET of " + op.configEntry().name() + " needs a value");
+                    }
+                    b.setValue(op.configEntry().value());
+                }
+                req.addOps(b);
+            }
+        });
+        AlterConfigsRequest request = req.build();
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        CompletableFuture<AlterConfigsResponse> whole = call("incrementalAlterConfigs", apiTimeoutMs,
+            c -> c.unary((s, o) -> s.alterConfigs(request, o), remaining(deadline)), AlterConfigsResponse::getError);
+        return new AlterConfigsResult(fanOut(configs.keySet(), whole, res -> whole.thenApply(r -> (Void) null)));
+    }
+
+    // ---- leaders, reassignments, quorum ----
+
+    private static io.raftline.protocol.TopicPartition wire(TopicPartition tp) {
+        return io.raftline.protocol.TopicPartition.newBuilder().setTopic(tp.topic()).setPartition(tp.partition()).build();
+    }
+
+    @Override
+    public ElectLeadersResult electLeaders(ElectionType electionType, Set<TopicPartition> partitions) {
+        ElectLeadersRequest.Builder req = ElectLeadersRequest.newBuilder().setType(electionType == ElectionType.PREFERRED
+            ? io.raftline.protocol.controller.ElectionType.PREFERRED : io.raftline.protocol.controller.ElectionType.UNCLEAN);
+        if (partitions != null) {
+            partitions.forEach(tp -> req.addPartitions(wire(tp)));
+        }
+        ElectLeadersRequest request = req.build();
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        return new ElectLeadersResult(call("electLeaders", apiTimeoutMs,
+            c -> c.<ElectLeadersResponse>unary((s, o) -> s.electLeaders(request, o), remaining(deadline)), ElectLeadersResponse::getError)
+            .thenApply(r -> {
+                Map<TopicPartition, Optional<Throwable>> out = new LinkedHashMap<>();
+                for (ElectLeadersResponse.Result x : r.getPartitionsList()) {
+                    out.put(new TopicPartition(x.getPartition().getTopic(), x.getPartition().getPartition()),
+                        Optional.ofNullable(Errors.toException(x.getError())));
+                }
+                return out;
+            }));
+    }
+
+    @Override
+    public AlterPartitionReassignmentsResult alterPartitionReassignments(
+            Map<TopicPartition, Optional<NewPartitionReassignment>> reassignments) {
+        AlterPartitionReassignmentsRequest.Builder req = AlterPartitionReassignmentsRequest.newBuilder();
+        reassignments.forEach((tp, target) -> {
+            AlterPartitionReassignmentsRequest.Reassignment.Builder b = AlterPartitionReassignmentsRequest.Reassignment.newBuilder()
+                .setPartition(wire(tp));
+            target.ifPresent(t -> b.setReplicas(IntList.newBuilder().addAllValues(t.targetReplicas())));
+            req.addReassignments(b);
+        });
+        AlterPartitionReassignmentsRequest request = req.build();
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        CompletableFuture<AlterPartitionReassignmentsResponse> whole = call("alterPartitionReassignments", apiTimeoutMs,
+            c -> c.unary((s, o) -> s.alterPartitionReassignments(request, o), remaining(deadline)),
+            AlterPartitionReassignmentsResponse::getError);
+        return new AlterPartitionReassignmentsResult(fanOut(reassignments.keySet(), whole, tp -> itemResult(whole,
+            r -> ((AlterPartitionReassignmentsResponse) r).getPartitionsList().stream()
+                .filter(x -> x.getPartition().getTopic().equals(tp.topic()) && x.getPartition().getPartition() == tp.partition())
+                .map(AlterPartitionReassignmentsResponse.Result::getError).findFirst().orElse(missing("reassignment", tp)))));
+    }
+
+    @Override
+    public ListPartitionReassignmentsResult listPartitionReassignments() {
+        return new ListPartitionReassignmentsResult(metadataCall(MetadataRequest.newBuilder().setAllTopics(true).build())
+            .thenApply(r -> {
+                Map<TopicPartition, PartitionReassignment> out = new LinkedHashMap<>();
+                for (TopicMetadata t : r.getTopicsList()) {
+                    for (PartitionMetadata p : t.getPartitionsList()) {
+                        if (p.getAddingReplicasCount() > 0 || p.getRemovingReplicasCount() > 0) {
+                            out.put(new TopicPartition(t.getName(), p.getPartition()), new PartitionReassignment(p.getReplicasList(),
+                                p.getAddingReplicasList(), p.getRemovingReplicasList()));
+                        }
+                    }
+                }
+                return out;
+            }));
+    }
+
+    @Override
+    public DescribeMetadataQuorumResult describeMetadataQuorum() {
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        DescribeQuorumRequest request = DescribeQuorumRequest.getDefaultInstance();
+        return new DescribeMetadataQuorumResult(call("describeMetadataQuorum", apiTimeoutMs,
+            c -> c.<DescribeQuorumResponse>unary((s, o) -> s.describeQuorum(request, o), remaining(deadline)),
+            DescribeQuorumResponse::getError)
+            .thenApply(r -> new QuorumInfo(r.getLeaderId(), r.getTerm(), r.getControllerEpoch(), r.getCommitIndex(),
+                r.getVotersList().stream().map(RaftlineAdmin::replica).toList(),
+                r.getListenersList().stream().map(RaftlineAdmin::replica).toList())));
+    }
+
+    private static QuorumInfo.ReplicaState replica(DescribeQuorumResponse.Peer p) {
+        return new QuorumInfo.ReplicaState(p.getId(), p.getEndpoint(), p.getLagEntries(), p.getLastContactMs());
+    }
+
+    // ---- logs ----
+
+    @Override
+    public DescribeLogsResult describeLogs(Collection<Integer> brokerIds, Duration perBrokerTimeout) {
+        Cluster cluster;
+        try {
+            cluster = metadataCall(MetadataRequest.newBuilder().setAllTopics(false).build())
+                .thenApply(r -> Metadata.toCluster(r, null)).get(apiTimeoutMs, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            throw new io.raftline.client.errors.InterruptException(e);
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            CompletableFuture<List<ReplicaLogInfo>> failed = CompletableFuture.failedFuture(GrpcErrors.toException(e, "metadata"));
+            Map<Integer, CompletableFuture<List<ReplicaLogInfo>>> out = new LinkedHashMap<>();
+            (brokerIds == null ? List.<Integer>of() : brokerIds).forEach(id -> out.put(id, failed));
+            return new DescribeLogsResult(out);
+        }
+        Collection<Integer> ids = brokerIds != null ? brokerIds : cluster.nodes().stream().map(Node::id).sorted().toList();
+        Map<Integer, CompletableFuture<List<ReplicaLogInfo>>> out = new LinkedHashMap<>();
+        for (int id : ids) {
+            Node node = cluster.nodeById(id);
+            if (node == null) {
+                out.put(id, CompletableFuture.failedFuture(new ApiException("Broker " + id + " is not in the cluster metadata")));
+                continue;
+            }
+            DescribeLogsRequest request = DescribeLogsRequest.getDefaultInstance();
+            out.put(id, pool.get(node).<DescribeLogsResponse>unary((s, o) -> s.describeLogs(request, o), perBrokerTimeout.toMillis())
+                .thenApply(r -> r.getReplicasList().stream().filter(x -> x.getError().getCode() == ErrorCode.NONE)
+                    .map(x -> new ReplicaLogInfo(id, new TopicPartition(x.getTopic(), x.getPartition()), x.getIsLeader(),
+                        x.getLogStartOffset(), x.getLogEndOffset(), x.getHighWatermark(), x.getSizeBytes())).toList()));
+        }
+        return new DescribeLogsResult(out);
+    }
+
+    @Override
+    public void close(Duration timeout) {
+        closed = true;
+        scheduler.shutdown();
+        try {
+            scheduler.awaitTermination(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        scheduler.shutdownNow();
+        pool.close();
+    }
+
+    /** The parsed config this client runs with. */
+    AdminClientConfig config() {
+        return config;
+    }
+}

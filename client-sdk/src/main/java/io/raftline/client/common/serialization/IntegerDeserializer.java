@@ -1,0 +1,19 @@
+package io.raftline.client.common.serialization;
+
+import io.raftline.client.errors.SerializationException;
+import java.nio.ByteBuffer;
+
+/** A 32-bit integer from 4 big-endian bytes; any other length is a {@link SerializationException}. */
+public class IntegerDeserializer implements Deserializer<Integer> {
+
+    @Override
+    public Integer deserialize(String topic, byte[] data) {
+        if (data == null) {
+            return null;
+        }
+        if (data.length != Integer.BYTES) {
+            throw new SerializationException("An Integer needs 4 bytes, got " + data.length);
+        }
+        return ByteBuffer.wrap(data).getInt();
+    }
+}

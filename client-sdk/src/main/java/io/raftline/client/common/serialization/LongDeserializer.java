@@ -1,0 +1,19 @@
+package io.raftline.client.common.serialization;
+
+import io.raftline.client.errors.SerializationException;
+import java.nio.ByteBuffer;
+
+/** A 64-bit integer from 8 big-endian bytes; any other length is a {@link SerializationException}. */
+public class LongDeserializer implements Deserializer<Long> {
+
+    @Override
+    public Long deserialize(String topic, byte[] data) {
+        if (data == null) {
+            return null;
+        }
+        if (data.length != Long.BYTES) {
+            throw new SerializationException("A Long needs 8 bytes, got " + data.length);
+        }
+        return ByteBuffer.wrap(data).getLong();
+    }
+}

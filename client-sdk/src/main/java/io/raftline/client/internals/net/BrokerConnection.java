@@ -1,0 +1,119 @@
+package io.raftline.client.internals.net;
+
+import io.grpc.ManagedChannel;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import io.raftline.protocol.broker.BrokerServiceGrpc;
+import io.raftline.protocol.broker.FetchRequest;
+import io.raftline.protocol.broker.FetchResponse;
+import io.raftline.protocol.broker.ProduceRequest;
+import io.raftline.protocol.broker.ProduceResponse;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+
+/**
+ * The client's one gRPC channel to one broker, with its long-lived Produce and Fetch streams. The channel is sized
+ * for bulk data: a flow-control window of megabytes and an inbound limit above the largest fetch response, so record
+ * batches travel as raw {@code bytes} in few large messages.
+ */
+public final class BrokerConnection implements AutoCloseable {
+
+    /** The flow-control window: large enough that a fetch of several MB does not stall on window updates. */
+    public static final int FLOW_CONTROL_WINDOW_BYTES = 8 * 1024 * 1024;
+
+    private final String address;
+    private final ManagedChannel channel;
+    private final BrokerServiceGrpc.BrokerServiceStub stub;
+    private final MultiplexedStream<ProduceRequest, ProduceResponse> produce;
+    private final MultiplexedStream<FetchRequest, FetchResponse> fetch;
+
+    /**
+     * Opens (lazily, on first use) a plaintext channel to {@code host:port}.
+     *
+     * @param maxInboundBytes the largest response accepted; above the consumer's {@code fetch.max.bytes}
+     */
+    public BrokerConnection(String host, int port, String clientId, int maxInboundBytes) {
+        this.address = host + ":" + port;
+        this.channel = NettyChannelBuilder.forAddress(host, port)
+            .usePlaintext()
+            .flowControlWindow(FLOW_CONTROL_WINDOW_BYTES)
+            .maxInboundMessageSize(maxInboundBytes)
+            .userAgent(clientId == null || clientId.isEmpty() ? "raftline-client" : "raftline-client/" + clientId)
+            .build();
+        this.stub = BrokerServiceGrpc.newStub(channel);
+        this.produce = new MultiplexedStream<>("produce to " + address, stub::produce, ProduceResponse::getCorrelationId);
+        this.fetch = new MultiplexedStream<>("fetch from " + address, stub::fetch, FetchResponse::getCorrelationId);
+    }
+
+    /** {@code host:port}. */
+    public String address() {
+        return address;
+    }
+
+    /** Sends a produce request on the produce stream; with {@code acks=0} use {@link #produceOneWay}. */
+    public CompletableFuture<ProduceResponse> produce(ProduceRequest.Builder request, long timeoutMs) {
+        return produce.send(id -> request.setCorrelationId(id).build(), timeoutMs);
+    }
+
+    /** Sends an acks=0 produce request: the broker sends no answer. */
+    public void produceOneWay(ProduceRequest.Builder request) {
+        produce.sendOneWay(id -> request.setCorrelationId(id).build());
+    }
+
+    /** Produce requests awaiting an answer on this connection. */
+    public int produceInFlight() {
+        return produce.inFlight();
+    }
+
+    /** Sends a fetch request on the fetch stream. */
+    public CompletableFuture<FetchResponse> fetch(FetchRequest.Builder request, long timeoutMs) {
+        return fetch.send(id -> request.setCorrelationId(id).build(), timeoutMs);
+    }
+
+    /**
+     * A unary call, e.g. {@code conn.unary((s, o) -> s.metadata(req, o), timeoutMs)}; transport failures complete
+     * the future with an SDK exception.
+     */
+    public <T> CompletableFuture<T> unary(BiConsumer<BrokerServiceGrpc.BrokerServiceStub, StreamObserver<T>> call, long timeoutMs) {
+        CompletableFuture<T> future = new CompletableFuture<>();
+        StreamObserver<T> observer = new StreamObserver<>() {
+            @Override
+            public void onNext(T value) {
+                future.complete(value);
+            }
+
+            @Override
+            public void onError(Throwable t) {
+                future.completeExceptionally(GrpcErrors.toException(t, address));
+            }
+
+            @Override
+            public void onCompleted() {
+                future.completeExceptionally(new io.raftline.client.errors.UnknownServerException(address + " sent no response"));
+            }
+        };
+        try {
+            call.accept(stub.withDeadlineAfter(Math.max(1, timeoutMs), TimeUnit.MILLISECONDS), observer);
+        } catch (RuntimeException e) {
+            future.completeExceptionally(GrpcErrors.toException(e, address));
+        }
+        return future;
+    }
+
+    /** Closes the streams and the channel, waiting briefly for the channel to end. */
+    @Override
+    public void close() {
+        produce.close();
+        fetch.close();
+        channel.shutdown();
+        try {
+            if (!channel.awaitTermination(2, TimeUnit.SECONDS)) {
+                channel.shutdownNow();
+            }
+        } catch (InterruptedException e) {
+            channel.shutdownNow();
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,45 @@
+package io.raftline.client.internals.net;
+
+import io.raftline.client.common.Node;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** One {@link BrokerConnection} per broker address, created on first use and closed with the client. */
+public final class ConnectionPool implements AutoCloseable {
+
+    private final String clientId;
+    private final int maxInboundBytes;
+    private final Map<String, BrokerConnection> connections = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    /** @param maxInboundBytes the largest response a connection accepts */
+    public ConnectionPool(String clientId, int maxInboundBytes) {
+        this.clientId = clientId;
+        this.maxInboundBytes = maxInboundBytes;
+    }
+
+    /** The connection to {@code node}'s address. */
+    public BrokerConnection get(Node node) {
+        return get(node.host(), node.port());
+    }
+
+    /** The connection to {@code host:port}. */
+    public BrokerConnection get(String host, int port) {
+        if (closed) {
+            throw new IllegalStateException("The client is closed");
+        }
+        return connections.computeIfAbsent(host + ":" + port, a -> new BrokerConnection(host, port, clientId, maxInboundBytes));
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        List<BrokerConnection> all = new ArrayList<>(connections.values());
+        connections.clear();
+        for (BrokerConnection c : all) {
+            c.close();
+        }
+    }
+}

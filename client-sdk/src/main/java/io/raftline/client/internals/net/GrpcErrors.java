@@ -1,0 +1,54 @@
+package io.raftline.client.internals.net;
+
+import io.grpc.Status;
+import io.grpc.StatusException;
+import io.grpc.StatusRuntimeException;
+import io.raftline.client.errors.BrokerNotAvailableException;
+import io.raftline.client.errors.RaftlineException;
+import io.raftline.client.errors.TimeoutException;
+import io.raftline.client.errors.UnknownServerException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Transport failures (gRPC status codes) as SDK exceptions. Application errors never travel as gRPC statuses (they
+ * are {@code ErrorCode}s inside responses); a status means the call itself failed: the broker is unreachable, the call
+ * timed out, or the broker broke its contract.
+ */
+public final class GrpcErrors {
+
+    private GrpcErrors() {
+    }
+
+    /** The SDK exception for a failure of a call to {@code address}; SDK exceptions pass through unchanged. */
+    public static RaftlineException toException(Throwable t, String address) {
+        Throwable cause = unwrap(t);
+        if (cause instanceof RaftlineException re) {
+            return re;
+        }
+        if (cause instanceof java.util.concurrent.TimeoutException) {
+            return new TimeoutException("No response from " + address + " in time", cause);
+        }
+        Status status = cause instanceof StatusRuntimeException sre ? sre.getStatus()
+            : cause instanceof StatusException se ? se.getStatus() : null;
+        if (status == null) {
+            return new UnknownServerException("Call to " + address + " failed: " + cause, cause);
+        }
+        String text = "broker " + address + ": " + status.getCode()
+            + (status.getDescription() == null ? "" : " (" + status.getDescription() + ")");
+        return switch (status.getCode()) {
+            case DEADLINE_EXCEEDED -> new TimeoutException(text, cause);
+            case UNAVAILABLE, CANCELLED, ABORTED, RESOURCE_EXHAUSTED, UNKNOWN -> new BrokerNotAvailableException(text, cause);
+            default -> new UnknownServerException(text, cause);
+        };
+    }
+
+    /** Strips the wrappers that futures add. */
+    public static Throwable unwrap(Throwable t) {
+        Throwable cause = t;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+}

@@ -1,0 +1,65 @@
+package io.raftline.broker.metrics;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * The node's HTTP endpoint on {@code metrics.listener}: {@code /metrics} (Prometheus text), {@code /health}
+ * (200 while the process is up) and {@code /ready} (200 once the node has caught up with the metadata and, for
+ * a broker, is unfenced; 503 with the reason otherwise).
+ */
+public final class MetricsServer implements AutoCloseable {
+
+    private final HttpServer server;
+
+    public MetricsServer(InetSocketAddress address, PrometheusMeterRegistry registry, Supplier<String> notReadyReason)
+        throws IOException {
+        server = HttpServer.create(address, 16);
+        server.setExecutor(Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "metrics-http");
+            t.setDaemon(true);
+            return t;
+        }));
+        server.createContext("/metrics", exchange -> respond(exchange, 200, registry.scrape(),
+            "text/plain; version=0.0.4; charset=utf-8"));
+        server.createContext("/health", exchange -> respond(exchange, 200, "ok\n", "text/plain"));
+        server.createContext("/ready", exchange -> {
+            String reason = notReadyReason.get();
+            if (reason == null) {
+                respond(exchange, 200, "ready\n", "text/plain");
+            } else {
+                respond(exchange, 503, "not ready: " + reason + "\n", "text/plain");
+            }
+        });
+    }
+
+    public void start() {
+        server.start();
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    private static void respond(HttpExchange exchange, int status, String body, String contentType) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        exchange.getResponseHeaders().set("Content-Type", contentType);
+        exchange.sendResponseHeaders(status, bytes.length);
+        try (OutputStream out = exchange.getResponseBody()) {
+            out.write(bytes);
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        ((java.util.concurrent.ExecutorService) server.getExecutor()).shutdownNow();
+    }
+}
