@@ -69,7 +69,7 @@ public final class ControllerChannel implements Closeable {
 
     /** How long one attempt against one node may take. */
     static final long ATTEMPT_TIMEOUT_MS = 5000;
-    private static final long MAX_BACKOFF_MS = 100;
+    private static final long MAX_BACKOFF_MS = 50;
     private static final long RECENT_FAILURE_MS = 1000;
 
     private final List<InetSocketAddress> endpoints;
@@ -231,7 +231,7 @@ public final class ControllerChannel implements Closeable {
                                                               boolean anyNode, String why) {
         // The first retry goes at once; later ones back off a little, so an election in progress is not hammered
         // but a new controller is found within a few tens of milliseconds of becoming ready.
-        long backoff = attempt <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, 10L * attempt);
+        long backoff = attempt <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, 5L * attempt);
         try {
             retries.schedule(() -> attempt(method, request, deadlineMs, next, attempt, result, anyNode, why), backoff,
                 TimeUnit.MILLISECONDS);
