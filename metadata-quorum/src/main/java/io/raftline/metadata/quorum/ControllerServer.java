@@ -65,6 +65,14 @@ import org.slf4j.LoggerFactory;
  * NOT_CONTROLLER with a hint naming the controller this node knows. FetchMetadata and ReadIndex are served by
  * every quorum node. No blocking work on gRPC's threads: decisions run on the controller thread, membership
  * changes on a separate admin thread.
+ *
+ * <p>Read consistency, path by path: controller decisions read the image on the active controller after its own
+ * controller-change record was applied, so they see every committed write (no ReadIndex needed: all writes go
+ * through this node). ReadIndex is the one linearizable read (Ratis ReadIndex, any node): admin reads that must
+ * observe earlier writes made through another broker (describe after create) take its index and wait until their
+ * broker's image reaches it. FetchMetadata serves this node's committed, applied entries: plain reads, possibly a
+ * little behind the leader, which brokers tolerate because every entry carries its index. DescribeQuorum reads
+ * Ratis's own leader state (answered only by the leader, which alone knows its followers' progress).
  */
 public final class ControllerServer implements Closeable {
 
