@@ -69,7 +69,8 @@ public final class ControllerChannel implements Closeable {
 
     /** How long one attempt against one node may take. */
     static final long ATTEMPT_TIMEOUT_MS = 5000;
-    private static final long MAX_BACKOFF_MS = 400;
+    private static final long MAX_BACKOFF_MS = 50;
+    private static final long RECENT_FAILURE_MS = 1000;
 
     private final List<InetSocketAddress> endpoints;
     private final Time time;
@@ -77,6 +78,8 @@ public final class ControllerChannel implements Closeable {
     private final Map<String, ManagedChannel> channels = new ConcurrentHashMap<>();
     private final ScheduledExecutorService retries;
     private volatile InetSocketAddress preferred;
+    /** host:port -> monotonic ms of its last transport failure; such nodes are skipped for a moment. */
+    private final Map<String, Long> failedAtMs = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** {@code defaultTimeoutMs}: the deadline of a call made without one (e.g. 30000 for admin paths). */
@@ -193,12 +196,14 @@ public final class ControllerChannel implements Closeable {
                 Error error = errorOf(response);
                 if (!anyNode && error != null && error.getCode() == ErrorCode.NOT_CONTROLLER) {
                     InetSocketAddress hinted = hintOf(response);
-                    InetSocketAddress next = hinted != null && !sameAddress(hinted, target) ? hinted : next(target);
+                    InetSocketAddress next = hinted != null && !sameAddress(hinted, target) && !recentlyFailed(hinted)
+                        ? hinted : next(target);
                     retry(method, request, deadlineMs, next, attempt + 1, result, anyNode,
                         "node " + target + " is not the controller");
                     return;
                 }
                 preferred = target;
+                failedAtMs.remove(key(target));
                 result.complete(response);
             }
 
@@ -207,6 +212,7 @@ public final class ControllerChannel implements Closeable {
                 Status.Code code = t instanceof StatusRuntimeException s ? s.getStatus().getCode() : Status.Code.UNKNOWN;
                 if (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.CANCELLED
                     || code == Status.Code.UNKNOWN || code == Status.Code.ABORTED) {
+                    failedAtMs.put(key(target), time.hiResMilliseconds());
                     retry(method, request, deadlineMs, next(target), attempt + 1, result, anyNode, target + ": " + t);
                 } else {
                     result.completeExceptionally(t);
@@ -223,8 +229,9 @@ public final class ControllerChannel implements Closeable {
     private <Q extends Message, R extends Message> void retry(MethodDescriptor<Q, R> method, Q request, long deadlineMs,
                                                               InetSocketAddress next, int attempt, CompletableFuture<R> result,
                                                               boolean anyNode, String why) {
-        // The first retry after a hint goes at once; later ones back off, so an election in progress is not hammered.
-        long backoff = attempt <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, 25L << Math.min(4, attempt - 2));
+        // The first retry goes at once; later ones back off a little, so an election in progress is not hammered
+        // but a new controller is found within a few tens of milliseconds of becoming ready.
+        long backoff = attempt <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, 5L * attempt);
         try {
             retries.schedule(() -> attempt(method, request, deadlineMs, next, attempt, result, anyNode, why), backoff,
                 TimeUnit.MILLISECONDS);
@@ -233,9 +240,25 @@ public final class ControllerChannel implements Closeable {
         }
     }
 
+    /** The next endpoint after {@code current}, skipping those that failed in the last second if possible. */
     private InetSocketAddress next(InetSocketAddress current) {
         int i = endpoints.indexOf(current);
-        return endpoints.get((i + 1) % endpoints.size());
+        for (int k = 1; k <= endpoints.size(); k++) {
+            InetSocketAddress candidate = endpoints.get(Math.floorMod(i + k, endpoints.size()));
+            if (!recentlyFailed(candidate)) {
+                return candidate;
+            }
+        }
+        return endpoints.get(Math.floorMod(i + 1, endpoints.size()));
+    }
+
+    private boolean recentlyFailed(InetSocketAddress a) {
+        Long at = failedAtMs.get(key(a));
+        return at != null && time.hiResMilliseconds() - at < RECENT_FAILURE_MS;
+    }
+
+    private static String key(InetSocketAddress a) {
+        return a.getHostString() + ":" + a.getPort();
     }
 
     private static boolean sameAddress(InetSocketAddress a, InetSocketAddress b) {
@@ -243,8 +266,7 @@ public final class ControllerChannel implements Closeable {
     }
 
     private ManagedChannel channel(InetSocketAddress target) {
-        String key = target.getHostString() + ":" + target.getPort();
-        return channels.computeIfAbsent(key, k -> NettyChannelBuilder.forAddress(target.getHostString(), target.getPort())
+        return channels.computeIfAbsent(key(target), k -> NettyChannelBuilder.forAddress(target.getHostString(), target.getPort())
             .usePlaintext().maxInboundMessageSize(64 << 20).build());
     }
 

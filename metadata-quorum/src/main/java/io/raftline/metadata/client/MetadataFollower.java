@@ -30,7 +30,9 @@ import org.slf4j.LoggerFactory;
  * node. When the stream breaks, or stays silent past {@link #STALL_TIMEOUT_MS} (the server sends a keep-alive
  * every second), it reconnects to the next node and continues from its index, so a quorum leader change or a node's
  * death costs at most a reconnect. A node that answers with a snapshot (the follower was too far behind) replaces
- * the image; listeners then get the difference.
+ * the image; listeners then get the difference. It prefers to stream from the active controller named in the
+ * metadata: the Ratis leader applies an entry as soon as it commits, while a Ratis follower learns of the commit
+ * only with the leader's next append or heartbeat, which would add up to a heartbeat interval of delay.
  *
  * <p>One thread: every response is applied, and every listener called, on the follower's own thread, in order.
  * {@link #currentImage()} is a volatile read from anywhere.
@@ -55,6 +57,9 @@ public final class MetadataFollower implements Closeable {
     private volatile long quorumCommitIndex;
     private volatile boolean closed;
     private int endpointIndex;
+    /** The active controller's endpoint from the metadata, tried first; null after it failed. */
+    private InetSocketAddress preferred;
+    private InetSocketAddress current;
     private long generation;
     private ClientCallStreamObserver<FetchMetadataRequest> call;
     private long lastMessageMs;
@@ -123,7 +128,8 @@ public final class MetadataFollower implements Closeable {
         if (closed) {
             return;
         }
-        InetSocketAddress target = endpoints.get(endpointIndex);
+        InetSocketAddress target = preferred != null ? preferred : endpoints.get(endpointIndex);
+        current = target;
         long gen = ++generation;
         lastMessageMs = time.hiResMilliseconds();
         ManagedChannel channel = channels.computeIfAbsent(target.getHostString() + ":" + target.getPort(),
@@ -186,6 +192,9 @@ public final class MetadataFollower implements Closeable {
 
     private void publish(MetadataDelta delta) {
         image = delta.image();
+        if (delta.controllerChanged()) {
+            followController();
+        }
         for (MetadataListener l : listeners) {
             try {
                 l.onUpdate(delta, image);
@@ -193,6 +202,27 @@ public final class MetadataFollower implements Closeable {
                 LOG.error("metadata listener failed at index {}", image.index(), ex);
             }
         }
+    }
+
+    /** Moves the stream to the new active controller, if it is not the node streamed from already. */
+    private void followController() {
+        var e = image.controllerEndpoint();
+        if (e.getPort() <= 0 || closed) {
+            return;
+        }
+        InetSocketAddress controller = InetSocketAddress.createUnresolved(e.getHost(), e.getPort());
+        if (current != null && current.getPort() == controller.getPort()
+            && current.getHostString().equals(controller.getHostString())) {
+            preferred = current;
+            return;
+        }
+        preferred = controller;
+        generation++;
+        if (call != null) {
+            call.cancel("following the active controller", null);
+            call = null;
+        }
+        thread.execute(this::connect);
     }
 
     private void completeWaiters() {
@@ -211,7 +241,11 @@ public final class MetadataFollower implements Closeable {
             call.cancel("reconnecting", null);
             call = null;
         }
-        endpointIndex = (endpointIndex + 1) % endpoints.size();
+        if (preferred != null) {
+            preferred = null;
+        } else {
+            endpointIndex = (endpointIndex + 1) % endpoints.size();
+        }
         thread.schedule(this::connect, RECONNECT_BACKOFF_MS, TimeUnit.MILLISECONDS);
     }
 

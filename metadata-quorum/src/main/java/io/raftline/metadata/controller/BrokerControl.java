@@ -44,6 +44,11 @@ final class BrokerControl {
     private final PartitionControl partitions;
     /** Broker id -> monotonic ms of its last accepted heartbeat (or of registration / controller activation). */
     private final Map<Integer, Long> lastContactMs = new HashMap<>();
+    /**
+     * Broker id -> {epoch, monotonic ms} of the last heartbeat that arrived, recorded by the RPC thread on arrival
+     * (thread-safe), so a heartbeat still queued behind slow writes on the event thread still counts as contact.
+     */
+    private final Map<Integer, long[]> arrivals = new java.util.concurrent.ConcurrentHashMap<>();
     /** Broker id -> the image index at which its controlled shutdown had moved every leadership away. */
     private final Map<Integer, Long> shutdownReadyIndex = new HashMap<>();
 
@@ -56,6 +61,7 @@ final class BrokerControl {
     /** Becoming the active controller: every registered broker gets one session timeout of grace from now. */
     void activate(MetadataImage image, long nowMs) {
         lastContactMs.clear();
+        arrivals.clear();
         shutdownReadyIndex.clear();
         image.brokers().keySet().forEach(id -> lastContactMs.put(id, nowMs));
     }
@@ -63,6 +69,11 @@ final class BrokerControl {
     /** Monotonic ms of the broker's last contact with this controller, or -1 if none. */
     long lastContactMs(int brokerId) {
         return lastContactMs.getOrDefault(brokerId, -1L);
+    }
+
+    /** Any thread: a heartbeat from {@code brokerId} at {@code epoch} arrived at {@code nowMs}. */
+    void heartbeatArrived(int brokerId, long epoch, long nowMs) {
+        arrivals.put(brokerId, new long[] {epoch, nowMs});
     }
 
     ControllerResult<RegisterBrokerResponse> register(MetadataImage image, RegisterBrokerRequest req, long nowMs) {
@@ -173,6 +184,10 @@ final class BrokerControl {
         List<MetadataRecord> out = new ArrayList<>();
         for (BrokerRegistration b : image.brokers().values()) {
             long last = lastContactMs.computeIfAbsent(b.id(), k -> nowMs);
+            long[] arrived = arrivals.get(b.id());
+            if (arrived != null && arrived[0] == b.epoch()) {
+                last = Math.max(last, arrived[1]);
+            }
             if (b.state() != BrokerState.FENCED && nowMs - last > config.brokerSessionTimeoutMs()) {
                 out.addAll(fence(image, b.id(), "broker " + b.id() + " missed its session ("
                     + (nowMs - last) + " ms without a heartbeat)"));

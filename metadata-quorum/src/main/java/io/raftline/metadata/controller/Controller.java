@@ -88,6 +88,14 @@ public final class Controller {
         return brokers.heartbeat(image, request, time.hiResMilliseconds());
     }
 
+    /**
+     * Thread-safe, callable from RPC threads: notes that a heartbeat arrived now, before it is decided on, so that
+     * session expiry counts it even while it waits behind other work.
+     */
+    public void heartbeatArrived(int brokerId, long brokerEpoch) {
+        brokers.heartbeatArrived(brokerId, brokerEpoch, time.hiResMilliseconds());
+    }
+
     /** Monotonic ms of a broker's last heartbeat seen by this controller; -1 if none. */
     public long brokerLastContactMs(int brokerId) {
         return brokers.lastContactMs(brokerId);

@@ -34,6 +34,7 @@ import org.slf4j.LoggerFactory;
 final class ActiveController implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ActiveController.class);
+    private static final long LEADERSHIP_POLL_MS = 10;
 
     /** A response and the Raft index of the entry that carried its records (0 when nothing was written). */
     record Committed<T>(T response, long index) {
@@ -67,6 +68,13 @@ final class ActiveController implements Closeable {
         this.endpoint = controllerEndpoint;
         stateMachine.addLeadershipListener(() -> loop.execute(this::checkLeadership));
         loop.scheduleWithFixedDelay(this::tick, 0, controller.config().periodicCheckIntervalMs(), TimeUnit.MILLISECONDS);
+        // Ratis's leader-ready notification can come before isLeaderReady() turns true: also look often (cheap),
+        // so a new leader takes the controller role within a few ms of being ready.
+        loop.scheduleWithFixedDelay(() -> {
+            if (!active) {
+                checkLeadership();
+            }
+        }, LEADERSHIP_POLL_MS, LEADERSHIP_POLL_MS, TimeUnit.MILLISECONDS);
     }
 
     boolean isActive() {

@@ -65,6 +65,14 @@ import org.slf4j.LoggerFactory;
  * NOT_CONTROLLER with a hint naming the controller this node knows. FetchMetadata and ReadIndex are served by
  * every quorum node. No blocking work on gRPC's threads: decisions run on the controller thread, membership
  * changes on a separate admin thread.
+ *
+ * <p>Read consistency, path by path: controller decisions read the image on the active controller after its own
+ * controller-change record was applied, so they see every committed write (no ReadIndex needed: all writes go
+ * through this node). ReadIndex is the one linearizable read (Ratis ReadIndex, any node): admin reads that must
+ * observe earlier writes made through another broker (describe after create) take its index and wait until their
+ * broker's image reaches it. FetchMetadata serves this node's committed, applied entries: plain reads, possibly a
+ * little behind the leader, which brokers tolerate because every entry carries its index. DescribeQuorum reads
+ * Ratis's own leader state (answered only by the leader, which alone knows its followers' progress).
  */
 public final class ControllerServer implements Closeable {
 
@@ -100,8 +108,24 @@ public final class ControllerServer implements Closeable {
         return server.getPort();
     }
 
+    /** Set once bound: this node's own controller.listener, hinted while it is the Ratis leader but not yet active. */
+    private volatile ControllerHint selfHint;
+
+    void setSelfEndpoint(int nodeId, String host, int port) {
+        selfHint = ControllerHint.newBuilder().setControllerId(nodeId)
+            .setControllerEndpoint(HostPort.newBuilder().setHost(host).setPort(port)).build();
+    }
+
     ControllerHint hint() {
         MetadataImage image = stateMachine.image();
+        try {
+            if (selfHint != null && quorum.info().isLeader()) {
+                // Elected but not ready yet: the controller will be this node in a moment, so ask here again.
+                return selfHint;
+            }
+        } catch (RuntimeException e) {
+            // Ratis not started yet: fall back to the metadata.
+        }
         ControllerHint.Builder h = ControllerHint.newBuilder().setControllerId(image.controllerId());
         if (image.controllerEndpoint().getPort() > 0) {
             h.setControllerEndpoint(HostPort.newBuilder().setHost(image.controllerEndpoint().getHost())
@@ -143,6 +167,9 @@ public final class ControllerServer implements Closeable {
 
         @Override
         public void brokerHeartbeat(BrokerHeartbeatRequest req, StreamObserver<BrokerHeartbeatResponse> obs) {
+            if (active.isActive()) {
+                active.controller().heartbeatArrived(req.getBrokerId(), req.getBrokerEpoch());
+            }
             decide(obs, c -> image -> c.brokerHeartbeat(image, req), (r, i) -> r.toBuilder().setController(hint()).build(),
                 e -> BrokerHeartbeatResponse.newBuilder().setError(e).setController(hint()).build());
         }

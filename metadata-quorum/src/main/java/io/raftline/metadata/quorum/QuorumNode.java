@@ -60,6 +60,7 @@ public final class QuorumNode implements Closeable {
             controller, streams, config.nodeId());
         try {
             server.start();
+            server.setSelfEndpoint(config.nodeId(), config.controllerAdvertisedHost(), server.port());
             quorum.start();
             controller.start(Endpoint.newBuilder().setName("controller").setHost(config.controllerAdvertisedHost())
                 .setPort(server.port()).build());

@@ -319,4 +319,18 @@ class ControllerTest {
         List<Integer> leaders = ctx.topic("t").partitions().values().stream().map(PartitionRegistration::leader).toList();
         assertThat(leaders).doesNotContain(-1);
     }
+
+    @Test
+    void aHeartbeatThatArrivedButIsStillQueuedCountsAsContact() {
+        ControllerTestContext ctx = new ControllerTestContext();
+        ctx.startBrokers(2);
+        ctx.time.advance(1400);
+        // Broker 2's heartbeat arrived (RPC thread) but was not decided on yet; broker 1 sent nothing.
+        ctx.controller.heartbeatArrived(2, ctx.image.broker(2).orElseThrow().epoch());
+        ctx.controller.heartbeatArrived(1, 1);
+        ctx.time.advance(200);
+        ctx.settle();
+        assertThat(ctx.image.broker(2).orElseThrow().fenced()).isFalse();
+        assertThat(ctx.image.broker(1).orElseThrow().fenced()).as("an arrival with a stale epoch does not count").isTrue();
+    }
 }

@@ -79,6 +79,14 @@ class QuorumFailoverTest {
             assertThat(follower.currentImage().topic("after-kill")).isPresent();
             assertThat(follower.currentImage().topicIdsByName().keySet()).hasSize(21);
 
+            // A channel that only knows a follower is redirected to the controller by the NOT_CONTROLLER hint.
+            QuorumNode aFollower = q.nodes.values().stream().filter(n -> !n.isActiveController()).findFirst().orElseThrow();
+            try (ControllerChannel viaFollower = new ControllerChannel(
+                List.of(new InetSocketAddress("127.0.0.1", aFollower.controllerPort())), SystemTime.INSTANCE, 20_000)) {
+                assertThat(viaFollower.createTopics(topic("via-follower")).get(20, TimeUnit.SECONDS).getTopics(0).getError()
+                    .getCode()).isEqualTo(ErrorCode.NONE);
+            }
+
             // A linearizable read point from any node covers the write.
             ReadIndexResponse read = channel.readIndex().get(10, TimeUnit.SECONDS);
             assertThat(read.getIndex()).isGreaterThanOrEqualTo(after.getMetadataIndex());
@@ -88,7 +96,8 @@ class QuorumFailoverTest {
     @Test
     @Timeout(120)
     void restartFromSnapshotAndAWipedNodeRejoins() throws Exception {
-        try (TestQuorum q = new TestQuorum(3, "snapshots", 20, ControllerConfig.builder().brokerSessionTimeoutMs(60_000).build());
+        try (TestQuorum q = new TestQuorum(3, "snapshots", 20, ControllerConfig.builder().brokerSessionTimeoutMs(60_000).build(),
+                50);
              ControllerChannel channel = new ControllerChannel(q.controllerEndpoints(), SystemTime.INSTANCE, 20_000)) {
             q.awaitActive();
             registerOneBroker(channel, q.clusterId);
@@ -100,6 +109,13 @@ class QuorumFailoverTest {
             await().atMost(Duration.ofSeconds(10)).until(() -> q.nodes.values().stream().allMatch(n -> n.image().index() >= lastIndex
                 && n.stateMachine().snapshotIndex() > 0));
             var expected = q.nodes.get(1).image().topicIdsByName();
+
+            // A new follower starting from scratch gets a snapshot first: the nodes keep only 50 entries in memory.
+            try (MetadataFollower fresh = new MetadataFollower(9, q.controllerEndpoints(), SystemTime.INSTANCE)) {
+                fresh.start();
+                fresh.awaitIndex(lastIndex).get(20, TimeUnit.SECONDS);
+                assertThat(fresh.currentImage().topicIdsByName()).isEqualTo(expected);
+            }
 
             // A wiped node comes back empty and is sent a snapshot (its log was purged on the others).
             int victim = q.nodes.keySet().stream().filter(id -> !q.nodes.get(id).isActiveController()).findFirst().orElseThrow();

@@ -27,8 +27,15 @@ final class TestQuorum implements AutoCloseable {
     final Map<Integer, QuorumNode> nodes = new TreeMap<>();
     final ControllerConfig controllerConfig;
     final long snapshotRecords;
+    int cachedEntries = 20_000;
 
     TestQuorum(int n, String clusterId, long snapshotRecords, ControllerConfig controllerConfig) throws IOException {
+        this(n, clusterId, snapshotRecords, controllerConfig, 20_000);
+    }
+
+    TestQuorum(int n, String clusterId, long snapshotRecords, ControllerConfig controllerConfig, int cachedEntries)
+        throws IOException {
+        this.cachedEntries = cachedEntries;
         this.clusterId = clusterId;
         this.root = Files.createTempDirectory("raftline-quorum-");
         this.snapshotRecords = snapshotRecords;
@@ -52,7 +59,7 @@ final class TestQuorum implements AutoCloseable {
     QuorumConfig config(int id, InetSocketAddress quorumAddress, Map<Integer, InetSocketAddress> seedVoters) {
         return QuorumConfig.builder().nodeId(id).clusterId(clusterId)
             .quorumListener("127.0.0.1", quorumAddress.getPort()).controllerListener("127.0.0.1", 0)
-            .voters(seedVoters).metadataDir(root.resolve("node-" + id)).snapshotRecords(snapshotRecords).build();
+            .voters(seedVoters).metadataDir(root.resolve("node-" + id)).snapshotRecords(snapshotRecords).cachedEntries(cachedEntries).build();
     }
 
     QuorumNode start(int id) throws IOException {
