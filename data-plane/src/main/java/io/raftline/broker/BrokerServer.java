@@ -103,7 +103,7 @@ public final class BrokerServer implements AutoCloseable {
         replicaManager.setIsrChangeListener(metrics::isrChanged);
         scheduler.scheduleWithFixedDelay(metrics::refresh, 1, 5, TimeUnit.SECONDS);
         BrokerRpcService service = new BrokerRpcService(replicaManager, metrics, metadata.channel(), producerIds,
-            config.originals(), config.getBoolean("auto.create.topics.enable"));
+            config.originals(), config.getBoolean("auto.create.topics.enable"), index -> metadata.follower().awaitIndex(index));
         HostPort listener = config.brokerListener();
         int maxMessage = config.getInt("message.max.bytes");
         server = NettyServerBuilder.forAddress(new InetSocketAddress(listener.host(), listener.port()))

@@ -1,5 +1,7 @@
 package io.raftline.client.admin;
 
+import com.google.protobuf.Descriptors;
+import com.google.protobuf.Message;
 import io.raftline.client.common.Cluster;
 import io.raftline.client.common.Node;
 import io.raftline.client.common.TopicPartition;
@@ -54,6 +56,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -97,6 +100,9 @@ final class RaftlineAdmin implements Admin {
         });
     }
 
+    /** The newest metadata index any admin write of this client produced (read-your-writes). */
+    private final AtomicLong lastWriteIndex = new AtomicLong();
+
     // ---- the retry engine ----
 
     /**
@@ -136,6 +142,7 @@ final class RaftlineAdmin implements Admin {
                 }
             }
             if (failure == null) {
+                noteMetadataIndex(response);
                 result.complete(response);
                 return;
             }
@@ -152,11 +159,25 @@ final class RaftlineAdmin implements Admin {
         });
     }
 
+    /**
+     * Admin writes answer with the metadata index that holds the change; later reads ask brokers for an image at
+     * least that new, so a describe right after a create sees the topic whichever broker answers.
+     */
+    private void noteMetadataIndex(Object response) {
+        if (response instanceof Message m) {
+            Descriptors.FieldDescriptor field = m.getDescriptorForType().findFieldByName("metadata_index");
+            if (field != null && field.getJavaType() == Descriptors.FieldDescriptor.JavaType.LONG) {
+                lastWriteIndex.accumulateAndGet((Long) m.getField(field), Math::max);
+            }
+        }
+    }
+
     private long remaining(long deadline) {
         return Math.max(1, Math.min(requestTimeoutMs, deadline - time.hiResMilliseconds()));
     }
 
-    private CompletableFuture<MetadataResponse> metadataCall(MetadataRequest request) {
+    private CompletableFuture<MetadataResponse> metadataCall(MetadataRequest original) {
+        MetadataRequest request = original.toBuilder().setMinMetadataIndex(lastWriteIndex.get()).build();
         long deadline = time.hiResMilliseconds() + apiTimeoutMs;
         return call("metadata", apiTimeoutMs, c -> c.unary((s, o) -> s.metadata(request, o), remaining(deadline)), null);
     }
@@ -328,7 +349,7 @@ final class RaftlineAdmin implements Admin {
         Map<ConfigResource, CompletableFuture<Config>> out = new LinkedHashMap<>();
         for (ConfigResource res : resources) {
             DescribeConfigsRequest request = DescribeConfigsRequest.newBuilder().setResourceType(wireType(res.type()))
-                .setResourceName(res.name()).build();
+                .setResourceName(res.name()).setMinMetadataIndex(lastWriteIndex.get()).build();
             long deadline = time.hiResMilliseconds() + apiTimeoutMs;
             out.put(res, call("describeConfigs", apiTimeoutMs,
                 c -> c.<DescribeConfigsResponse>unary((s, o) -> s.describeConfigs(request, o), remaining(deadline)),

@@ -9,7 +9,6 @@ import io.micrometer.core.instrument.Timer;
 import io.raftline.broker.log.Log;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
-import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.metadata.image.TopicImage;
 import java.time.Duration;
@@ -23,7 +22,8 @@ import java.util.function.LongSupplier;
 /**
  * The broker's metrics, named as Prometheus expects ({@code raftline_..._total} for counters, units in the name)
  * and as the CLI contract lists them. Per-partition gauges are refreshed by {@link #refresh()} (the node calls it
- * every few seconds), so a scrape never walks the logs.
+ * every few seconds), so a scrape never walks the logs. The controller's own metrics (active controller, fenced
+ * brokers) are registered by the quorum role.
  */
 public final class BrokerMetrics {
 
@@ -57,9 +57,6 @@ public final class BrokerMetrics {
             .description("Partition replicas on this broker").register(registry);
         Gauge.builder("raftline.partitions.offline", this, m -> m.offlinePartitions(m.replicaManager.image()))
             .description("Partitions without a leader, cluster-wide, in this broker's metadata").register(registry);
-        Gauge.builder("raftline.brokers.fenced", this, m -> m.replicaManager.image().brokers().values().stream()
-                .filter(BrokerRegistration::fenced).count())
-            .description("Registered brokers the controller has fenced").register(registry);
         Gauge.builder("raftline.metadata.image.index", metadataIndex, LongSupplier::getAsLong)
             .description("Raft index of this node's metadata image").register(registry);
         Gauge.builder("raftline.metadata.lag.entries", this,

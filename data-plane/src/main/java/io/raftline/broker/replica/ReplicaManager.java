@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -69,6 +70,19 @@ public final class ReplicaManager implements AutoCloseable {
 
     public void setIsrChangeListener(IsrChangeListener listener) {
         this.isrListener = listener;
+    }
+
+    /** Told when this broker takes or loses the leadership of a partition (the group coordinator loads on it). */
+    public interface LeadershipListener {
+        void onBecomeLeader(TopicPartition tp, int leaderEpoch);
+
+        void onResign(TopicPartition tp);
+    }
+
+    private final List<LeadershipListener> leadershipListeners = new CopyOnWriteArrayList<>();
+
+    public void addLeadershipListener(LeadershipListener listener) {
+        leadershipListeners.add(listener);
     }
 
     public ReplicaManager(int brokerId, Time time, LogManager logManager, Map<String, String> brokerLogDefaults,
@@ -186,9 +200,14 @@ public final class ReplicaManager implements AutoCloseable {
             if (partition.makeLeader(topic.id(), reg, log, checkpointedHw)) {
                 LOG.info("{}: now leader at epoch {} with ISR {} (log end {})", tp, reg.leaderEpoch(), reg.isr(),
                     log.logEndOffset());
+                leadershipListeners.forEach(l -> l.onBecomeLeader(tp, reg.leaderEpoch()));
             }
         } else {
+            boolean wasLeader = partition.isLeader();
             boolean changed = partition.makeFollower(topic.id(), reg, log, checkpointedHw);
+            if (wasLeader) {
+                leadershipListeners.forEach(l -> l.onResign(tp));
+            }
             if (reg.leader() == PartitionRegistration.NO_LEADER) {
                 fetcherManager.removePartition(tp);
                 if (changed) {
@@ -206,7 +225,11 @@ public final class ReplicaManager implements AutoCloseable {
         Partition partition = partitions.remove(tp);
         fetcherManager.removePartition(tp);
         if (partition != null) {
+            boolean wasLeader = partition.isLeader();
             partition.close();
+            if (wasLeader) {
+                leadershipListeners.forEach(l -> l.onResign(tp));
+            }
             fetchManager.onDataChange(tp);
             LOG.info("{}: replica removed from this broker{}", tp, deleteLog ? " (topic deleted)" : "");
         }

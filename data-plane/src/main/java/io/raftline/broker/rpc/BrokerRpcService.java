@@ -1,5 +1,8 @@
 package io.raftline.broker.rpc;
 
+import com.google.protobuf.Descriptors;
+import com.google.protobuf.Message;
+import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.raftline.broker.log.LogConfig;
 import io.raftline.broker.metrics.BrokerMetrics;
@@ -41,7 +44,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import java.util.function.LongFunction;
 
 /**
  * The broker's whole gRPC service: the data plane of {@link DataPlaneRpc}, plus Metadata (answered from this
@@ -53,10 +58,16 @@ public final class BrokerRpcService extends DataPlaneRpc {
     private final ProducerIdManager producerIds;
     private final Map<String, String> brokerConfig;
     private final boolean autoCreateTopics;
+    private final LongFunction<CompletableFuture<Void>> awaitMetadataIndex;
+
+    /** How long a read waits for this broker's image to reach the index a client asks for. */
+    static final long READ_YOUR_WRITES_WAIT_MS = 5_000;
 
     public BrokerRpcService(ReplicaManager replicaManager, BrokerMetrics metrics, ControllerChannel controller,
-                            ProducerIdManager producerIds, Map<String, String> brokerConfig, boolean autoCreateTopics) {
+                            ProducerIdManager producerIds, Map<String, String> brokerConfig, boolean autoCreateTopics,
+                            LongFunction<CompletableFuture<Void>> awaitMetadataIndex) {
         super(replicaManager, metrics);
+        this.awaitMetadataIndex = awaitMetadataIndex;
         this.controller = controller;
         this.producerIds = producerIds;
         this.brokerConfig = brokerConfig;
@@ -66,8 +77,22 @@ public final class BrokerRpcService extends DataPlaneRpc {
     // ---------------------------------------------------------------------------------------------------------
     // Metadata
 
+    /** Runs {@code answer} once this broker's image has reached {@code minIndex} (or the wait gave up). */
+    private void afterIndex(long minIndex, Runnable answer) {
+        if (minIndex <= replicaManager.image().index()) {
+            answer.run();
+            return;
+        }
+        awaitMetadataIndex.apply(minIndex).orTimeout(READ_YOUR_WRITES_WAIT_MS, TimeUnit.MILLISECONDS)
+            .whenComplete((v, e) -> answer.run());
+    }
+
     @Override
     public void metadata(MetadataRequest request, StreamObserver<MetadataResponse> responses) {
+        afterIndex(request.getMinMetadataIndex(), () -> answerMetadata(request, responses));
+    }
+
+    private void answerMetadata(MetadataRequest request, StreamObserver<MetadataResponse> responses) {
         MetadataImage image = replicaManager.image();
         MetadataResponse.Builder out = MetadataResponse.newBuilder()
             .setControllerId(image.controllerId())
@@ -122,7 +147,9 @@ public final class BrokerRpcService extends DataPlaneRpc {
                 .setLeader(p.leader())
                 .setLeaderEpoch(p.leaderEpoch())
                 .addAllReplicas(p.replicas())
-                .addAllIsr(p.isr());
+                .addAllIsr(p.isr())
+                .addAllAddingReplicas(p.addingReplicas())
+                .addAllRemovingReplicas(p.removingReplicas());
             for (int replica : p.replicas()) {
                 if (image.broker(replica).map(BrokerRegistration::fenced).orElse(true)) {
                     pm.addOfflineReplicas(replica);
@@ -157,6 +184,10 @@ public final class BrokerRpcService extends DataPlaneRpc {
 
     @Override
     public void describeConfigs(DescribeConfigsRequest request, StreamObserver<DescribeConfigsResponse> responses) {
+        afterIndex(request.getMinMetadataIndex(), () -> answerDescribeConfigs(request, responses));
+    }
+
+    private void answerDescribeConfigs(DescribeConfigsRequest request, StreamObserver<DescribeConfigsResponse> responses) {
         DescribeConfigsResponse.Builder out = DescribeConfigsResponse.newBuilder();
         MetadataImage image = replicaManager.image();
         if (request.getResourceType() == ConfigResourceType.TOPIC) {
@@ -225,15 +256,23 @@ public final class BrokerRpcService extends DataPlaneRpc {
         forward(controller::describeQuorum, request, responses);
     }
 
-    private static <Q, R> void forward(Function<Q, CompletableFuture<R>> call, Q request, StreamObserver<R> responses) {
+    /**
+     * Sends an admin write to the controller and answers once this broker's own image holds the change, so the
+     * client's next read from this broker sees it.
+     */
+    private <Q, R extends Message> void forward(Function<Q, CompletableFuture<R>> call, Q request, StreamObserver<R> responses) {
         call.apply(request).whenComplete((response, err) -> {
             if (err != null) {
-                responses.onError(io.grpc.Status.UNAVAILABLE
+                responses.onError(Status.UNAVAILABLE
                     .withDescription("the controller could not be reached: " + err.getMessage()).asRuntimeException());
-            } else {
+                return;
+            }
+            Descriptors.FieldDescriptor field = response.getDescriptorForType().findFieldByName("metadata_index");
+            long index = field == null ? 0 : (Long) response.getField(field);
+            afterIndex(index, () -> {
                 responses.onNext(response);
                 responses.onCompleted();
-            }
+            });
         });
     }
 }
