@@ -2,6 +2,7 @@ package io.raftline.cli.command;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.raftline.cli.CliException;
 import io.raftline.cli.ClientOptions;
 import io.raftline.cli.output.Json;
 import io.raftline.cli.output.Table;
@@ -16,7 +17,8 @@ import picocli.CommandLine.Mixin;
 
 /** {@code raftline quorum}: the metadata quorum's state and membership. */
 @Command(name = "quorum", description = "Shows the metadata quorum; adds and removes voters.",
-    mixinStandardHelpOptions = true, subcommands = {QuorumCommand.Status.class})
+    mixinStandardHelpOptions = true,
+    subcommands = {QuorumCommand.Status.class, QuorumCommand.AddVoter.class, QuorumCommand.RemoveVoter.class})
 public final class QuorumCommand {
 
     @Command(name = "status", mixinStandardHelpOptions = true,
@@ -62,6 +64,64 @@ public final class QuorumCommand {
                 array.addObject().put("id", p.replicaId()).put("endpoint", p.endpoint()).put("lagEntries", p.lagEntries())
                     .put("lastContactMs", p.lastContactMs());
             }
+        }
+    }
+
+    @Command(name = "add-voter", mixinStandardHelpOptions = true,
+        description = "Adds a voter to the metadata quorum. Format the new node with the cluster id and start it first.",
+        footer = {"", "Example:", "  raftline quorum add-voter --id 4 --endpoint 10.0.0.4:9093"})
+    static final class AddVoter implements Callable<Integer> {
+        @Mixin
+        ClientOptions options;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+        @CommandLine.Option(names = "--id", required = true, paramLabel = "N")
+        int id;
+        @CommandLine.Option(names = "--endpoint", required = true, paramLabel = "HOST:PORT",
+            description = "The new node's quorum.listener.")
+        String endpoint;
+
+        @Override
+        public Integer call() {
+            if (!endpoint.matches(".+:[0-9]{1,5}")) {
+                throw new CliException("--endpoint must be HOST:PORT, got '" + endpoint + "'");
+            }
+            try (Admin admin = options.admin()) {
+                Futures.get(admin.addMetadataVoter(id, endpoint));
+            }
+            done(spec, options, "Added voter " + id + " (" + endpoint + ") to the quorum.",
+                Json.object().put("ok", true).put("added", id).put("endpoint", endpoint));
+            return 0;
+        }
+    }
+
+    @Command(name = "remove-voter", mixinStandardHelpOptions = true, description = "Removes a voter from the metadata quorum.",
+        footer = {"", "Example:", "  raftline quorum remove-voter --id 4"})
+    static final class RemoveVoter implements Callable<Integer> {
+        @Mixin
+        ClientOptions options;
+        @CommandLine.Spec
+        CommandLine.Model.CommandSpec spec;
+        @CommandLine.Option(names = "--id", required = true, paramLabel = "N")
+        int id;
+
+        @Override
+        public Integer call() {
+            try (Admin admin = options.admin()) {
+                Futures.get(admin.removeMetadataVoter(id));
+            }
+            done(spec, options, "Removed voter " + id + " from the quorum.", Json.object().put("ok", true).put("removed", id));
+            return 0;
+        }
+    }
+
+    static void done(CommandLine.Model.CommandSpec spec, ClientOptions options, String text, ObjectNode json) {
+        PrintWriter out = spec.commandLine().getOut();
+        if (options.json()) {
+            Json.print(out, json);
+        } else {
+            out.println(text);
+            out.flush();
         }
     }
 }

@@ -77,6 +77,15 @@ public interface Admin extends AutoCloseable {
     ListPartitionReassignmentsResult listPartitionReassignments();
 
     /** The Raft quorum that holds the metadata: leader, term, voters and their lag. */
+    /**
+     * Adds a voter to the metadata quorum (Raft membership change). The new node must already run, formatted with the
+     * cluster id; {@code quorumEndpoint} is its quorum.listener.
+     */
+    CompletableFuture<Void> addMetadataVoter(int nodeId, String quorumEndpoint);
+
+    /** Removes a voter from the metadata quorum. */
+    CompletableFuture<Void> removeMetadataVoter(int nodeId);
+
     DescribeMetadataQuorumResult describeMetadataQuorum();
 
     /**

@@ -27,6 +27,8 @@ import io.raftline.protocol.broker.MetadataRequest;
 import io.raftline.protocol.broker.MetadataResponse;
 import io.raftline.protocol.broker.PartitionMetadata;
 import io.raftline.protocol.broker.TopicMetadata;
+import io.raftline.protocol.controller.AddVoterRequest;
+import io.raftline.protocol.controller.AddVoterResponse;
 import io.raftline.protocol.controller.AlterConfigsRequest;
 import io.raftline.protocol.controller.AlterConfigsResponse;
 import io.raftline.protocol.controller.AlterPartitionReassignmentsRequest;
@@ -42,6 +44,8 @@ import io.raftline.protocol.controller.DescribeQuorumRequest;
 import io.raftline.protocol.controller.DescribeQuorumResponse;
 import io.raftline.protocol.controller.ElectLeadersRequest;
 import io.raftline.protocol.controller.ElectLeadersResponse;
+import io.raftline.protocol.controller.RemoveVoterRequest;
+import io.raftline.protocol.controller.RemoveVoterResponse;
 import io.raftline.protocol.metadata.ConfigResourceType;
 import io.raftline.protocol.metadata.IntList;
 import java.time.Duration;
@@ -458,6 +462,25 @@ final class RaftlineAdmin implements Admin {
             .thenApply(r -> new QuorumInfo(r.getLeaderId(), r.getTerm(), r.getControllerEpoch(), r.getCommitIndex(),
                 r.getVotersList().stream().map(RaftlineAdmin::replica).toList(),
                 r.getListenersList().stream().map(RaftlineAdmin::replica).toList())));
+    }
+
+    @Override
+    public CompletableFuture<Void> addMetadataVoter(int nodeId, String quorumEndpoint) {
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        AddVoterRequest request = AddVoterRequest.newBuilder().setId(nodeId).setEndpoint(quorumEndpoint).build();
+        return call("addMetadataVoter", apiTimeoutMs,
+            c -> c.<AddVoterResponse>unary((s, o) -> s.addVoter(request, o), remaining(deadline)), AddVoterResponse::getError)
+            .thenApply(r -> null);
+    }
+
+    @Override
+    public CompletableFuture<Void> removeMetadataVoter(int nodeId) {
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        RemoveVoterRequest request = RemoveVoterRequest.newBuilder().setId(nodeId).build();
+        return call("removeMetadataVoter", apiTimeoutMs,
+            c -> c.<RemoveVoterResponse>unary((s, o) -> s.removeVoter(request, o), remaining(deadline)),
+            RemoveVoterResponse::getError)
+            .thenApply(r -> null);
     }
 
     private static QuorumInfo.ReplicaState replica(DescribeQuorumResponse.Peer p) {

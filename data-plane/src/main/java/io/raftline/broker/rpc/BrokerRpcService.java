@@ -23,6 +23,8 @@ import io.raftline.protocol.broker.MetadataRequest;
 import io.raftline.protocol.broker.MetadataResponse;
 import io.raftline.protocol.broker.PartitionMetadata;
 import io.raftline.protocol.broker.TopicMetadata;
+import io.raftline.protocol.controller.AddVoterRequest;
+import io.raftline.protocol.controller.AddVoterResponse;
 import io.raftline.protocol.controller.AlterConfigsRequest;
 import io.raftline.protocol.controller.AlterConfigsResponse;
 import io.raftline.protocol.controller.AlterPartitionReassignmentsRequest;
@@ -38,6 +40,8 @@ import io.raftline.protocol.controller.DescribeQuorumRequest;
 import io.raftline.protocol.controller.DescribeQuorumResponse;
 import io.raftline.protocol.controller.ElectLeadersRequest;
 import io.raftline.protocol.controller.ElectLeadersResponse;
+import io.raftline.protocol.controller.RemoveVoterRequest;
+import io.raftline.protocol.controller.RemoveVoterResponse;
 import io.raftline.protocol.metadata.ConfigResourceType;
 import java.util.ArrayList;
 import java.util.List;
@@ -260,6 +264,16 @@ public final class BrokerRpcService extends DataPlaneRpc {
      * Sends an admin write to the controller and answers once this broker's own image holds the change, so the
      * client's next read from this broker sees it.
      */
+    @Override
+    public void addVoter(AddVoterRequest request, StreamObserver<AddVoterResponse> responses) {
+        forward(controller::addVoter, request, responses);
+    }
+
+    @Override
+    public void removeVoter(RemoveVoterRequest request, StreamObserver<RemoveVoterResponse> responses) {
+        forward(controller::removeVoter, request, responses);
+    }
+
     private <Q, R extends Message> void forward(Function<Q, CompletableFuture<R>> call, Q request, StreamObserver<R> responses) {
         call.apply(request).whenComplete((response, err) -> {
             if (err != null) {
