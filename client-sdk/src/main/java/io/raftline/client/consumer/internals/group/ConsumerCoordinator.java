@@ -10,15 +10,11 @@ import io.raftline.client.consumer.assignor.ConsumerPartitionAssignor.Subscripti
 import io.raftline.client.consumer.assignor.ConsumerProtocol;
 import io.raftline.client.errors.ApiException;
 import io.raftline.client.errors.Errors;
-import io.raftline.client.errors.InterruptException;
 import io.raftline.client.errors.RaftlineException;
 import io.raftline.client.errors.RebalanceInProgressException;
-import io.raftline.client.errors.RetriableException;
 import io.raftline.client.errors.TimeoutException;
 import io.raftline.common.Time;
 import io.raftline.protocol.ErrorCode;
-import io.raftline.protocol.group.FindCoordinatorRequest;
-import io.raftline.protocol.group.FindCoordinatorResponse;
 import io.raftline.protocol.group.HeartbeatRequest;
 import io.raftline.protocol.group.JoinGroupRequest;
 import io.raftline.protocol.group.JoinGroupResponse;
@@ -76,12 +72,10 @@ public final class ConsumerCoordinator implements AutoCloseable {
     private final RebalanceProtocol protocol;
     private final Time time;
     private final HeartbeatThread heartbeat;
-    private final Map<String, GroupChannel> brokerChannels = new HashMap<>();
+    private final CoordinatorLocator locator;
     private ExecutorService commitExecutor;
 
     // Guarded by this.
-    private Node coordinator;
-    private GroupChannel coordinatorChannel;
     private Generation generation = Generation.NO_GENERATION;
     private String leaderId = "";
     private MemberState state = MemberState.UNJOINED;
@@ -116,6 +110,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
         this.protocol = assignors.stream().allMatch(a -> a.supportedProtocols().contains(RebalanceProtocol.COOPERATIVE))
             ? RebalanceProtocol.COOPERATIVE : RebalanceProtocol.EAGER;
         this.lastPollMs = time.milliseconds();
+        this.locator = new CoordinatorLocator(config, host, time, this::coordinatorFound);
         this.heartbeat = new HeartbeatThread();
         this.heartbeat.start();
     }
@@ -188,7 +183,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
         }
         long deadline = time.milliseconds() + timeoutMs;
         while (true) {
-            GroupChannel ch = ensureCoordinator(deadline);
+            GroupChannel ch = locator.ensure(deadline);
             Generation g;
             synchronized (this) {
                 if (state == MemberState.UNJOINED && generation.memberId().isEmpty()) {
@@ -202,10 +197,10 @@ public final class ConsumerCoordinator implements AutoCloseable {
             OffsetCommitRequest req = commitRequest(g, offsets);
             OffsetCommitResponse resp;
             try {
-                resp = ch.call(s -> s.offsetCommit(req), remaining(deadline, config.requestTimeoutMs()));
+                resp = ch.call(s -> s.offsetCommit(req), locator.remaining(deadline, config.requestTimeoutMs()));
             } catch (RaftlineException e) {
-                coordinatorFailed(ch, e.toString());
-                backoffOrTimeout(deadline, "commit offsets", e);
+                locator.failed(ch, e.toString());
+                locator.backoffOrTimeout(deadline, "commit offsets", e);
                 continue;
             }
             ErrorCode code = firstError(resp);
@@ -213,10 +208,10 @@ public final class ConsumerCoordinator implements AutoCloseable {
                 case NONE -> {
                     return;
                 }
-                case COORDINATOR_LOAD_IN_PROGRESS, REQUEST_TIMED_OUT -> backoffOrTimeout(deadline, "commit offsets", null);
+                case COORDINATOR_LOAD_IN_PROGRESS, REQUEST_TIMED_OUT -> locator.backoffOrTimeout(deadline, "commit offsets", null);
                 case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
-                    coordinatorFailed(ch, code.name());
-                    backoffOrTimeout(deadline, "commit offsets", null);
+                    locator.failed(ch, code.name());
+                    locator.backoffOrTimeout(deadline, "commit offsets", null);
                 }
                 case REBALANCE_IN_PROGRESS -> {
                     requestRejoin("a commit found the group rebalancing");
@@ -262,13 +257,13 @@ public final class ConsumerCoordinator implements AutoCloseable {
         byTopic.forEach((t, ps) -> b.addTopics(OffsetFetchRequest.Topic.newBuilder().setName(t).addAllPartitions(ps)));
         OffsetFetchRequest req = b.build();
         while (true) {
-            GroupChannel ch = ensureCoordinator(deadline);
+            GroupChannel ch = locator.ensure(deadline);
             OffsetFetchResponse resp;
             try {
-                resp = ch.call(s -> s.offsetFetch(req), remaining(deadline, config.requestTimeoutMs()));
+                resp = ch.call(s -> s.offsetFetch(req), locator.remaining(deadline, config.requestTimeoutMs()));
             } catch (RaftlineException e) {
-                coordinatorFailed(ch, e.toString());
-                backoffOrTimeout(deadline, "fetch committed offsets", e);
+                locator.failed(ch, e.toString());
+                locator.backoffOrTimeout(deadline, "fetch committed offsets", e);
                 continue;
             }
             ErrorCode code = resp.getError().getCode();
@@ -288,10 +283,10 @@ public final class ConsumerCoordinator implements AutoCloseable {
                     }
                     return out;
                 }
-                case COORDINATOR_LOAD_IN_PROGRESS -> backoffOrTimeout(deadline, "fetch committed offsets", null);
+                case COORDINATOR_LOAD_IN_PROGRESS -> locator.backoffOrTimeout(deadline, "fetch committed offsets", null);
                 case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
-                    coordinatorFailed(ch, code.name());
-                    backoffOrTimeout(deadline, "fetch committed offsets", null);
+                    locator.failed(ch, code.name());
+                    locator.backoffOrTimeout(deadline, "fetch committed offsets", null);
                 }
                 default -> throw Errors.toException(resp.getError());
             }
@@ -308,7 +303,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
         GroupChannel ch;
         synchronized (this) {
             g = generation;
-            ch = coordinatorChannel;
+            ch = locator.current();
             resetGeneration();
             rejoinNeeded = true;
             rejoinReason = "the member left";
@@ -354,9 +349,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
                 if (commitExecutor != null) {
                     commitExecutor.shutdownNow();
                 }
-                closeCoordinatorChannel();
-                brokerChannels.values().forEach(GroupChannel::close);
-                brokerChannels.clear();
+                locator.close();
             }
         }
     }
@@ -367,7 +360,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
         while (true) {
             boolean coordinatorUnknown;
             synchronized (this) {
-                coordinatorUnknown = coordinatorChannel == null;
+                coordinatorUnknown = locator.current() == null;
                 if (state == MemberState.STABLE && !rejoinNeeded && !coordinatorUnknown) {
                     return true;
                 }
@@ -380,7 +373,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
             }
             GroupChannel ch;
             try {
-                ch = ensureCoordinator(deadline);
+                ch = locator.ensure(deadline);
             } catch (TimeoutException e) {
                 return false;
             }
@@ -394,8 +387,8 @@ public final class ConsumerCoordinator implements AutoCloseable {
             try {
                 join = sendJoin(ch, deadline);
             } catch (RaftlineException e) {
-                coordinatorFailed(ch, e.toString());
-                if (!sleepBackoff(deadline)) {
+                locator.failed(ch, e.toString());
+                if (!locator.sleepBackoff(deadline)) {
                     return false;
                 }
                 continue;
@@ -415,10 +408,10 @@ public final class ConsumerCoordinator implements AutoCloseable {
                 case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION -> fenced("JoinGroup answered " + code);
                 case REBALANCE_IN_PROGRESS -> {
                 }
-                case COORDINATOR_LOAD_IN_PROGRESS -> sleepBackoff(deadline);
+                case COORDINATOR_LOAD_IN_PROGRESS -> locator.sleepBackoff(deadline);
                 case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
-                    coordinatorFailed(ch, code.name());
-                    sleepBackoff(deadline);
+                    locator.failed(ch, code.name());
+                    locator.sleepBackoff(deadline);
                 }
                 default -> {
                     synchronized (this) {
@@ -503,9 +496,9 @@ public final class ConsumerCoordinator implements AutoCloseable {
         try {
             resp = ch.call(s -> s.syncGroup(req), config.maxPollIntervalMs() + JOIN_SLACK_MS);
         } catch (RaftlineException e) {
-            coordinatorFailed(ch, e.toString());
+            locator.failed(ch, e.toString());
             requestRejoin("SyncGroup failed: " + e.getMessage());
-            sleepBackoff(deadline);
+            locator.sleepBackoff(deadline);
             return false;
         }
         ErrorCode code = resp.getError().getCode();
@@ -517,9 +510,9 @@ public final class ConsumerCoordinator implements AutoCloseable {
             case REBALANCE_IN_PROGRESS -> requestRejoin("SyncGroup answered REBALANCE_IN_PROGRESS");
             case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION -> fenced("SyncGroup answered " + code);
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
-                coordinatorFailed(ch, code.name());
+                locator.failed(ch, code.name());
                 requestRejoin("SyncGroup answered " + code);
-                sleepBackoff(deadline);
+                locator.sleepBackoff(deadline);
             }
             default -> {
                 synchronized (this) {
@@ -674,75 +667,9 @@ public final class ConsumerCoordinator implements AutoCloseable {
         }
     }
 
-    // ------------------------------------------------------------------------------------------------ coordinator
-
-    /** The coordinator's channel, found with FindCoordinator through the host's brokers if not known. */
-    private GroupChannel ensureCoordinator(long deadline) {
-        int attempt = 0;
-        while (true) {
-            List<Node> brokers;
-            synchronized (this) {
-                checkOpen();
-                if (coordinatorChannel != null) {
-                    return coordinatorChannel;
-                }
-                brokers = host.brokers();
-            }
-            RaftlineException last = null;
-            if (!brokers.isEmpty()) {
-                Node b = brokers.get(attempt++ % brokers.size());
-                try {
-                    FindCoordinatorResponse r = brokerChannel(b).call(s -> s.findCoordinator(FindCoordinatorRequest.newBuilder()
-                        .setGroupId(config.groupId()).build()), remaining(deadline, config.requestTimeoutMs()));
-                    if (r.getError().getCode() == ErrorCode.NONE) {
-                        synchronized (this) {
-                            if (coordinatorChannel == null) {
-                                coordinator = new Node(r.getNodeId(), r.getEndpoint().getHost(), r.getEndpoint().getPort(), null);
-                                coordinatorChannel = new GroupChannel(coordinator.host(), coordinator.port(), config.clientId());
-                                LOG.info("group {}: coordinator is broker {}", config.groupId(), coordinator);
-                                notifyAll();
-                            }
-                            return coordinatorChannel;
-                        }
-                    }
-                    if (!Errors.isRetriable(r.getError().getCode())) {
-                        throw Errors.toException(r.getError());
-                    }
-                    last = Errors.toException(r.getError());
-                } catch (RaftlineException e) {
-                    if (e instanceof ApiException && !(e instanceof RetriableException)) {
-                        throw e;
-                    }
-                    last = e;
-                }
-            }
-            backoffOrTimeout(deadline, "find the coordinator of group " + config.groupId(), last);
-        }
-    }
-
-    private synchronized GroupChannel brokerChannel(Node b) {
-        return brokerChannels.computeIfAbsent(b.address(), a -> new GroupChannel(b.host(), b.port(), config.clientId()));
-    }
-
-    /** Forgets the coordinator if {@code ch} is still the current one: the next call looks it up again. */
-    private synchronized void coordinatorFailed(GroupChannel ch, String why) {
-        if (ch == coordinatorChannel) {
-            LOG.info("group {}: coordinator {} unavailable ({}); looking it up again", config.groupId(), coordinator, why);
-            closeCoordinatorChannel();
-        }
-    }
-
-    private synchronized void closeCoordinatorChannel() {
-        if (coordinatorChannel != null) {
-            coordinatorChannel.close();
-        }
-        coordinatorChannel = null;
-        coordinator = null;
-    }
-
     /** The coordinator this member talks to, or null while it is being looked up. */
-    public synchronized Node coordinator() {
-        return coordinator;
+    public Node coordinator() {
+        return locator.coordinator();
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
@@ -773,30 +700,9 @@ public final class ConsumerCoordinator implements AutoCloseable {
         return ErrorCode.NONE;
     }
 
-    private long remaining(long deadline, long cap) {
-        return Math.max(1, Math.min(cap, deadline - time.milliseconds()));
-    }
-
-    /** Sleeps retry.backoff.ms; false if the deadline passes first. */
-    private boolean sleepBackoff(long deadline) {
-        long left = deadline - time.milliseconds();
-        if (left <= 0) {
-            return false;
-        }
-        try {
-            time.sleep(Math.min(left, config.retryBackoffMs()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptException("interrupted while waiting to retry", e);
-        }
-        return time.milliseconds() < deadline;
-    }
-
-    private void backoffOrTimeout(long deadline, String what, RaftlineException cause) {
-        if (!sleepBackoff(deadline)) {
-            String text = "could not " + what + " in time" + (cause == null ? "" : ": " + cause.getMessage());
-            throw cause == null ? new TimeoutException(text) : new TimeoutException(text, cause);
-        }
+    /** Wakes the heartbeat thread, which waits for a coordinator. */
+    private synchronized void coordinatorFound() {
+        notifyAll();
     }
 
     private void checkOpen() {
@@ -830,7 +736,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
                     }
                     long now = time.milliseconds();
                     boolean active = (state == MemberState.STABLE || state == MemberState.COMPLETING_REBALANCE)
-                        && coordinatorChannel != null;
+                        && locator.current() != null;
                     if (state == MemberState.STABLE && now - lastPollMs > config.maxPollIntervalMs()) {
                         pollTimeout();
                         continue;
@@ -850,7 +756,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
                         continue;
                     }
                     g = generation;
-                    ch = coordinatorChannel;
+                    ch = locator.current();
                 }
                 nextHeartbeatMs = time.milliseconds() + beat(g, ch);
             }
@@ -864,7 +770,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
                     .setGenerationId(g.generationId()).setMemberId(g.memberId()).build();
                 code = ch.call(s -> s.heartbeat(req), config.requestTimeoutMs()).getError().getCode();
             } catch (RaftlineException e) {
-                coordinatorFailed(ch, e.toString());
+                locator.failed(ch, e.toString());
                 return config.retryBackoffMs();
             }
             synchronized (ConsumerCoordinator.this) {
@@ -877,7 +783,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
                     case REBALANCE_IN_PROGRESS -> requestRejoin("the coordinator started a rebalance");
                     case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID -> fenced("Heartbeat answered " + code);
                     case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
-                        coordinatorFailed(ch, code.name());
+                        locator.failed(ch, code.name());
                         return config.retryBackoffMs();
                     }
                     case COORDINATOR_LOAD_IN_PROGRESS -> {
@@ -892,7 +798,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
         /** Under the monitor: the application stopped polling, so the member leaves rather than hold its partitions. */
         private void pollTimeout() {
             Generation g = generation;
-            GroupChannel ch = coordinatorChannel;
+            GroupChannel ch = locator.current();
             LOG.warn("group {}: member {} did not poll for max.poll.interval.ms ({} ms); leaving the group so its partitions "
                 + "move to others. Process records faster or raise max.poll.interval.ms.", config.groupId(), g.memberId(),
                 config.maxPollIntervalMs());
