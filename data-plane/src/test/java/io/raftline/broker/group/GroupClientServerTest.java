@@ -159,6 +159,14 @@ class GroupClientServerTest {
         @Override
         public void onPartitionsRevoked(Collection<TopicPartition> partitions) {
             events.add("revoked " + partitions.size());
+            // What applications do: commit the position of what they give up, in the current generation.
+            Map<TopicPartition, CommittedOffset> offsets = new HashMap<>();
+            partitions.forEach(tp -> offsets.put(tp, new CommittedOffset(100 + tp.partition())));
+            try {
+                client.commitSync(offsets, 5000);
+            } catch (RuntimeException e) {
+                events.add("error committing on revocation: " + e);
+            }
             partitions.forEach(tp -> owners.remove(tp, name));
         }
 
@@ -183,7 +191,7 @@ class GroupClientServerTest {
     @AfterEach
     void tearDown() throws InterruptedException {
         for (Member m : members) {
-            m.polling = false;
+            m.hang();
             m.client.close(2000);
         }
         for (Broker b : brokers) {
@@ -218,6 +226,7 @@ class GroupClientServerTest {
                 got.add(mine.size());
                 all.addAll(mine);
                 generations.add(m.client.generation().generationId());
+                assertThat(m.events).noneMatch(e -> e.startsWith("error"));
                 assertThat(m.client.rejoinNeeded()).isFalse();
             }
             assertThat(generations).hasSize(1);
@@ -254,6 +263,9 @@ class GroupClientServerTest {
         // a gave up exactly one partition and never the rest.
         assertThat(aBefore).containsAll(a.owned());
         assertThat(a.events.stream().filter(e -> e.startsWith("revoked"))).containsExactly("revoked 1");
+        // ...whose offset it committed while giving it up.
+        TopicPartition moved = aBefore.stream().filter(tp -> !a.owned().contains(tp)).findFirst().orElseThrow();
+        assertThat(c.client.fetchCommitted(Set.of(moved), 5000)).containsEntry(moved, new CommittedOffset(100 + moved.partition()));
     }
 
     @Test
@@ -297,6 +309,7 @@ class GroupClientServerTest {
         awaitBalanced(List.of(a), 6);
         TopicPartition p5 = new TopicPartition(TOPIC, 5);
         assertThatThrownBy(() -> b.client.commitSync(Map.of(p5, new CommittedOffset(7)), 5000)).isInstanceOf(ApiException.class);
-        assertThat(a.client.fetchCommitted(Set.of(p5), 5000)).doesNotContainKey(p5);
+        // The fenced commit changed nothing: p5 still has what a committed when it gave p5 up to b.
+        assertThat(a.client.fetchCommitted(Set.of(p5), 5000)).containsEntry(p5, new CommittedOffset(105));
     }
 }

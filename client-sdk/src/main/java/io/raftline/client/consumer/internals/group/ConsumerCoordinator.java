@@ -574,6 +574,9 @@ public final class ConsumerCoordinator implements AutoCloseable {
                 counts.putAll(groupCounts);
             }
             joinedPartitionCounts = counts;
+            // Stable before the callbacks: a listener commits the offsets of what it gives up in this generation.
+            state = MemberState.STABLE;
+            notifyAll();
         }
         if (!revoked.isEmpty()) {
             invoke(() -> listener.onPartitionsRevoked(revoked), "onPartitionsRevoked");
@@ -581,13 +584,11 @@ public final class ConsumerCoordinator implements AutoCloseable {
         synchronized (this) {
             owned.removeAll(revoked);
             owned.addAll(added);
-            state = MemberState.STABLE;
             if (!revoked.isEmpty()) {
                 // The partitions given up go to their new owners in the next rebalance.
                 rejoinNeeded = true;
                 rejoinReason = "revoked " + revoked.size() + " partitions that move to other members";
             }
-            notifyAll();
         }
         assignors.get(g.protocolName()).onAssignment(assignment, g.generationId());
         LOG.info("group {}: member {} has generation {} with {} partitions (+{} -{})", config.groupId(), g.memberId(),
