@@ -1,0 +1,162 @@
+package io.raftline.broker.group;
+
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Grpc;
+import io.grpc.Metadata;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import io.raftline.protocol.group.DeleteGroupsRequest;
+import io.raftline.protocol.group.DeleteGroupsResponse;
+import io.raftline.protocol.group.DescribeGroupsRequest;
+import io.raftline.protocol.group.DescribeGroupsResponse;
+import io.raftline.protocol.group.FindCoordinatorRequest;
+import io.raftline.protocol.group.FindCoordinatorResponse;
+import io.raftline.protocol.group.GroupServiceGrpc;
+import io.raftline.protocol.group.HeartbeatRequest;
+import io.raftline.protocol.group.HeartbeatResponse;
+import io.raftline.protocol.group.JoinGroupRequest;
+import io.raftline.protocol.group.JoinGroupResponse;
+import io.raftline.protocol.group.LeaveGroupRequest;
+import io.raftline.protocol.group.LeaveGroupResponse;
+import io.raftline.protocol.group.ListGroupsRequest;
+import io.raftline.protocol.group.ListGroupsResponse;
+import io.raftline.protocol.group.OffsetCommitRequest;
+import io.raftline.protocol.group.OffsetCommitResponse;
+import io.raftline.protocol.group.OffsetFetchRequest;
+import io.raftline.protocol.group.OffsetFetchResponse;
+import io.raftline.protocol.group.SyncGroupRequest;
+import io.raftline.protocol.group.SyncGroupResponse;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * GroupService on the broker's gRPC listener: each call goes to the {@link GroupCoordinator} as is. Nothing here
+ * blocks: delayed answers (JoinGroup, SyncGroup, OffsetCommit, DeleteGroups) are sent when the coordinator completes
+ * them. Errors travel as ErrorCodes in the responses; a gRPC status means the coordinator itself broke.
+ *
+ * <p>Register it with {@link #serviceDefinition(GroupCoordinator)}, which also records each caller's address for
+ * DescribeGroups.
+ */
+public final class GroupRpcService extends GroupServiceGrpc.GroupServiceImplBase {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GroupRpcService.class);
+    private static final Context.Key<String> CLIENT_HOST = Context.key("raftline-client-host");
+
+    private final GroupCoordinator coordinator;
+
+    public GroupRpcService(GroupCoordinator coordinator) {
+        this.coordinator = coordinator;
+    }
+
+    /** The service, wrapped so that JoinGroup learns the caller's address: what a broker adds to its gRPC server. */
+    public static ServerServiceDefinition serviceDefinition(GroupCoordinator coordinator) {
+        return ServerInterceptors.intercept(new GroupRpcService(coordinator), new ClientHostInterceptor());
+    }
+
+    /** Puts the remote address, Kafka-style ("/10.0.0.5"), into the call's context. */
+    private static final class ClientHostInterceptor implements ServerInterceptor {
+        @Override
+        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
+            SocketAddress remote = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR);
+            String host = remote instanceof InetSocketAddress isa && isa.getAddress() != null
+                ? "/" + isa.getAddress().getHostAddress() : remote == null ? "" : remote.toString();
+            return Contexts.interceptCall(Context.current().withValue(CLIENT_HOST, host), call, headers, next);
+        }
+    }
+
+    @Override
+    public void findCoordinator(FindCoordinatorRequest request, StreamObserver<FindCoordinatorResponse> observer) {
+        now(observer, () -> coordinator.findCoordinator(request));
+    }
+
+    @Override
+    public void joinGroup(JoinGroupRequest request, StreamObserver<JoinGroupResponse> observer) {
+        String host = CLIENT_HOST.get();
+        later(observer, () -> coordinator.joinGroup(request, host == null ? "" : host));
+    }
+
+    @Override
+    public void syncGroup(SyncGroupRequest request, StreamObserver<SyncGroupResponse> observer) {
+        later(observer, () -> coordinator.syncGroup(request));
+    }
+
+    @Override
+    public void heartbeat(HeartbeatRequest request, StreamObserver<HeartbeatResponse> observer) {
+        now(observer, () -> coordinator.heartbeat(request));
+    }
+
+    @Override
+    public void leaveGroup(LeaveGroupRequest request, StreamObserver<LeaveGroupResponse> observer) {
+        now(observer, () -> coordinator.leaveGroup(request));
+    }
+
+    @Override
+    public void offsetCommit(OffsetCommitRequest request, StreamObserver<OffsetCommitResponse> observer) {
+        later(observer, () -> coordinator.commitOffsets(request));
+    }
+
+    @Override
+    public void offsetFetch(OffsetFetchRequest request, StreamObserver<OffsetFetchResponse> observer) {
+        now(observer, () -> coordinator.fetchOffsets(request));
+    }
+
+    @Override
+    public void listGroups(ListGroupsRequest request, StreamObserver<ListGroupsResponse> observer) {
+        now(observer, () -> coordinator.listGroups(request));
+    }
+
+    @Override
+    public void describeGroups(DescribeGroupsRequest request, StreamObserver<DescribeGroupsResponse> observer) {
+        now(observer, () -> coordinator.describeGroups(request));
+    }
+
+    @Override
+    public void deleteGroups(DeleteGroupsRequest request, StreamObserver<DeleteGroupsResponse> observer) {
+        later(observer, () -> coordinator.deleteGroups(request));
+    }
+
+    private static <T> void now(StreamObserver<T> observer, Supplier<T> call) {
+        T response;
+        try {
+            response = call.get();
+        } catch (RuntimeException e) {
+            fail(observer, e);
+            return;
+        }
+        observer.onNext(response);
+        observer.onCompleted();
+    }
+
+    private static <T> void later(StreamObserver<T> observer, Supplier<CompletableFuture<T>> call) {
+        CompletableFuture<T> f;
+        try {
+            f = call.get();
+        } catch (RuntimeException e) {
+            fail(observer, e);
+            return;
+        }
+        f.whenComplete((response, e) -> {
+            if (e != null) {
+                fail(observer, e);
+            } else {
+                observer.onNext(response);
+                observer.onCompleted();
+            }
+        });
+    }
+
+    private static void fail(StreamObserver<?> observer, Throwable e) {
+        LOG.error("group coordinator call failed", e);
+        observer.onError(Status.INTERNAL.withDescription("group coordinator failure: " + e).withCause(e).asRuntimeException());
+    }
+}
