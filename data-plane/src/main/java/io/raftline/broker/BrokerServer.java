@@ -5,11 +5,17 @@ import io.grpc.netty.NettyServerBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.raftline.broker.config.HostPort;
 import io.raftline.broker.config.ServerConfig;
+import io.raftline.broker.group.ExecutorGroupScheduler;
+import io.raftline.broker.group.GroupConfig;
+import io.raftline.broker.group.GroupCoordinator;
+import io.raftline.broker.group.GroupRpcService;
+import io.raftline.broker.group.OffsetsTopic;
 import io.raftline.broker.log.LogConfig;
 import io.raftline.broker.log.LogManager;
 import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.ReplicaFetcherManager;
 import io.raftline.broker.replica.ReplicaManager;
+import io.raftline.broker.replica.TopicPartition;
 import io.raftline.broker.rpc.BrokerRpcService;
 import io.raftline.broker.rpc.ProducerIdManager;
 import io.raftline.common.Time;
@@ -21,6 +27,7 @@ import io.raftline.protocol.metadata.Endpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.security.SecureRandom;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -54,6 +61,9 @@ public final class BrokerServer implements AutoCloseable {
     private BrokerMetadataClient metadata;
     private ReplicaManager replicaManager;
     private Server server;
+    private GroupCoordinator groupCoordinator;
+    private ExecutorGroupScheduler groupScheduler;
+    private ExecutorService groupLoader;
     private volatile boolean caughtUp;
 
     public BrokerServer(ServerConfig config, String clusterId, Time time, MeterRegistry registry) {
@@ -104,6 +114,28 @@ public final class BrokerServer implements AutoCloseable {
         scheduler.scheduleWithFixedDelay(metrics::refresh, 1, 5, TimeUnit.SECONDS);
         BrokerRpcService service = new BrokerRpcService(replicaManager, metrics, metadata.channel(), producerIds,
             config.originals(), config.getBoolean("auto.create.topics.enable"), index -> metadata.follower().awaitIndex(index));
+        BrokerOffsetsTopic offsetsTopic = new BrokerOffsetsTopic(replicaManager, metadata.channel(),
+            config.getInt("offsets.topic.num.partitions"), config.getInt("offsets.commit.timeout.ms"));
+        groupScheduler = new ExecutorGroupScheduler("group-coordinator-" + brokerId);
+        groupLoader = Executors.newSingleThreadExecutor(daemon("group-loader"));
+        groupCoordinator = new GroupCoordinator(brokerId, GroupConfig.from(config), offsetsTopic, time, groupScheduler,
+            groupLoader, new SecureRandom());
+        replicaManager.addLeadershipListener(new ReplicaManager.LeadershipListener() {
+            @Override
+            public void onBecomeLeader(TopicPartition tp, int leaderEpoch) {
+                if (tp.topic().equals(OffsetsTopic.NAME)) {
+                    groupCoordinator.onBecomeLeader(tp.partition(), leaderEpoch);
+                }
+            }
+
+            @Override
+            public void onResign(TopicPartition tp) {
+                if (tp.topic().equals(OffsetsTopic.NAME)) {
+                    groupCoordinator.onResign(tp.partition());
+                }
+            }
+        });
+        groupCoordinator.startup();
         HostPort listener = config.brokerListener();
         int maxMessage = config.getInt("message.max.bytes");
         server = NettyServerBuilder.forAddress(new InetSocketAddress(listener.host(), listener.port()))
@@ -112,6 +144,7 @@ public final class BrokerServer implements AutoCloseable {
             .flowControlWindow(8 << 20)
             .permitKeepAliveTime(10, TimeUnit.SECONDS)
             .addService(service)
+            .addService(GroupRpcService.serviceDefinition(groupCoordinator))
             .build();
         try {
             server.start();
@@ -176,6 +209,11 @@ public final class BrokerServer implements AutoCloseable {
     public void close() {
         if (server != null) {
             server.shutdown();
+        }
+        if (groupCoordinator != null) {
+            groupCoordinator.shutdown();
+            groupScheduler.close();
+            groupLoader.shutdownNow();
         }
         if (replicaManager != null) {
             replicaManager.close();
