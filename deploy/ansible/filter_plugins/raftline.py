@@ -10,9 +10,13 @@ _PLACEHOLDER = re.compile(r"@([A-Z_]+)@")
 def raftline_render(text, values):
     """Fills every @NAME@ of a template from values; a line whose placeholder is empty or None is left out.
 
-    A placeholder with no entry in values is an error, so a template and the tooling cannot drift apart."""
+    Comment lines are kept as they are. A placeholder with no entry in values is an error, so a template
+    and the tooling cannot drift apart."""
     out = []
     for line in text.splitlines():
+        if line.lstrip().startswith("#"):
+            out.append(line)
+            continue
         names = _PLACEHOLDER.findall(line)
         missing = [n for n in names if n not in values]
         if missing:
