@@ -270,7 +270,9 @@ final class NetnsHosts implements AutoCloseable {
 
     private static Result execTo(ProcessBuilder pb, Duration timeout, Path out, Path err) {
         try {
-            pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            if (pb.redirectInput() == ProcessBuilder.Redirect.PIPE) {
+                pb.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            }
             pb.redirectOutput(out.toFile());
             pb.redirectError(err.toFile());
             Process p = pb.start();
