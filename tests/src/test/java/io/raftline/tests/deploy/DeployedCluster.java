@@ -1,0 +1,191 @@
+package io.raftline.tests.deploy;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * A cluster deployed onto {@link NetnsHosts} by deploy/ansible: writes the inventory (each host its own
+ * raftline_root, nodes run by raftline-node.sh since the namespaces have no systemd), runs the playbooks,
+ * and runs the distribution's CLI from a chosen host.
+ */
+final class DeployedCluster {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final NetnsHosts hosts;
+    private final List<Integer> voters;
+    private final List<Integer> brokers;
+    private final Path inventory;
+    private final Path dist;
+
+    DeployedCluster(NetnsHosts hosts, List<Integer> voters, List<Integer> brokers) throws IOException {
+        this.hosts = hosts;
+        this.voters = voters;
+        this.brokers = brokers;
+        this.dist = Path.of(System.getProperty("raftline.dist", hosts.repo() + "/deploy/target/raftline-0.1.0-SNAPSHOT"))
+            .toAbsolutePath().normalize();
+        this.inventory = hosts.work().resolve("inventory.yml");
+        Files.writeString(inventory, inventoryText());
+    }
+
+    /** The tarball beside the unpacked distribution the build made. */
+    Path tarball() {
+        return Path.of(dist + ".tar.gz");
+    }
+
+    Path inventory() {
+        return inventory;
+    }
+
+    private String inventoryText() {
+        StringBuilder sb = new StringBuilder();
+        sb.append("all:\n  vars:\n")
+            .append("    ansible_user: root\n")
+            .append("    ansible_ssh_private_key_file: ").append(hosts.key()).append('\n')
+            .append("    ansible_ssh_common_args: \"-o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null"
+                + " -o BatchMode=yes -o LogLevel=ERROR\"\n")
+            .append("    ansible_python_interpreter: /usr/bin/python3\n")
+            .append("    raftline_tarball: ").append(tarball()).append('\n')
+            .append("    raftline_service_manager: process\n")
+            .append("    raftline_heap_opts: \"-Xmx384m\"\n")
+            .append("    raftline_java_home: ").append(System.getProperty("java.home")).append('\n')
+            .append("    raftline_replica_lag_time_max_ms: 5000\n")
+            .append("    raftline_wait_delay: 1\n")
+            .append("    raftline_wait_retries: 150\n")
+            .append("  children:\n");
+        appendGroup(sb, "raftline_quorum", voters);
+        appendGroup(sb, "raftline_brokers", brokers);
+        return sb.toString();
+    }
+
+    private void appendGroup(StringBuilder sb, String group, List<Integer> members) {
+        sb.append("    ").append(group).append(":\n      hosts:\n");
+        for (int i : members) {
+            sb.append("        rl-n").append(i).append(": { ansible_host: ").append(NetnsHosts.ip(i))
+                .append(", raftline_node_id: ").append(i)
+                .append(", raftline_rack: r").append((i - 1) % 3 + 1)
+                .append(", raftline_root: ").append(root(i)).append(" }\n");
+        }
+    }
+
+    /** Host i's filesystem root. */
+    Path root(int host) {
+        return hosts.work().resolve("hosts/rl-n" + host);
+    }
+
+    NetnsHosts.Result playbook(String playbook, Duration timeout, String... extraArgs) {
+        return hosts.ansible(inventory, playbook, timeout, extraArgs);
+    }
+
+    String bootstrap() {
+        List<String> out = new ArrayList<>();
+        for (int b : brokers) {
+            out.add(NetnsHosts.ip(b) + ":9092");
+        }
+        return String.join(",", out);
+    }
+
+    List<Integer> brokers() {
+        return brokers;
+    }
+
+    /** The distribution's bin/raftline, run inside host's namespace, with the cluster's bootstrap. */
+    ProcessBuilder cli(int host, String... args) {
+        List<String> cmd = new ArrayList<>(List.of(dist.resolve("bin/raftline").toString()));
+        cmd.addAll(List.of(args));
+        cmd.add("--bootstrap-server");
+        cmd.add(bootstrap());
+        ProcessBuilder pb = hosts.inHost(host, cmd);
+        pb.environment().put("RAFTLINE_CLI_OPTS", "-Xmx256m -XX:+UseSerialGC");
+        return pb;
+    }
+
+    NetnsHosts.Result run(int host, Duration timeout, String... args) {
+        return hosts.run(cli(host, args), timeout, "cli-" + args[0]);
+    }
+
+    JsonNode json(int host, String... args) throws IOException {
+        String[] full = new String[args.length + 2];
+        System.arraycopy(args, 0, full, 0, args.length);
+        full[args.length] = "--output";
+        full[args.length + 1] = "json";
+        NetnsHosts.Result r = NetnsHosts.check(run(host, Duration.ofSeconds(60), full), String.join(" ", args));
+        return JSON.readTree(r.out());
+    }
+
+    /** The ids of the brokers `brokers list` shows in the given state. */
+    Set<Integer> brokersIn(int host, String state) {
+        try {
+            Set<Integer> ids = new TreeSet<>();
+            for (JsonNode b : json(host, "brokers", "list").get("brokers")) {
+                if (state.equals(b.get("state").asText())) {
+                    ids.add(b.get("id").asInt());
+                }
+            }
+            return ids;
+        } catch (IOException | AssertionError e) {
+            return Set.of();
+        }
+    }
+
+    /** The partitions (topic-p) that list the broker as a replica but not in the ISR; null when describe fails. */
+    List<String> notInIsr(int host, int broker) {
+        try {
+            List<String> out = new ArrayList<>();
+            for (JsonNode t : json(host, "topics", "describe").get("topics")) {
+                for (JsonNode p : t.get("partitions")) {
+                    boolean replica = false;
+                    boolean inIsr = false;
+                    for (JsonNode r : p.get("replicas")) {
+                        replica |= r.asInt() == broker;
+                    }
+                    for (JsonNode r : p.get("isr")) {
+                        inIsr |= r.asInt() == broker;
+                    }
+                    if (replica && !inIsr) {
+                        out.add(t.get("topic").asText() + "-" + p.get("partition").asInt());
+                    }
+                }
+            }
+            return out;
+        } catch (IOException | AssertionError e) {
+            return null;
+        }
+    }
+
+    /** The quorum leader's id, or -1. */
+    int quorumLeader(int host) {
+        try {
+            return json(host, "quorum", "status").get("leaderId").asInt();
+        } catch (IOException | AssertionError e) {
+            return -1;
+        }
+    }
+
+    /** The pid of host's node (from its pid file), checked to be alive. */
+    long nodePid(int host) throws IOException {
+        String pid = Files.readString(root(host).resolve("var/lib/raftline/raftline.pid")).strip();
+        long p = Long.parseLong(pid);
+        assertThat(ProcessHandle.of(p).map(ProcessHandle::isAlive)).as("node on rl-n" + host + " runs").contains(true);
+        return p;
+    }
+
+    /** The raftline.home a host's node JVM runs from. */
+    String nodeHome(int host) throws IOException {
+        String cmdline = new String(Files.readAllBytes(Path.of("/proc/" + nodePid(host) + "/cmdline"))).replace('\0', ' ');
+        int at = cmdline.indexOf("-Draftline.home=");
+        assertThat(at).as("node cmdline has raftline.home: " + cmdline).isGreaterThanOrEqualTo(0);
+        int end = cmdline.indexOf(' ', at);
+        return cmdline.substring(at + "-Draftline.home=".length(), end);
+    }
+}
