@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,6 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
  * with one line saying which.
  */
 @Timeout(900)
+// Behind --system until it has passed a full run here; then it joins the default run.
+@Tag("system")
 class DeployOnHostsSmokeIT {
 
     @TempDir
