@@ -1,5 +1,6 @@
 package io.raftline.broker.group;
 
+import com.google.protobuf.ByteString;
 import io.raftline.common.Time;
 import io.raftline.protocol.Error;
 import io.raftline.protocol.ErrorCode;
@@ -21,7 +22,6 @@ import io.raftline.protocol.group.ListGroupsRequest;
 import io.raftline.protocol.group.ListGroupsResponse;
 import io.raftline.protocol.group.OffsetCommitRequest;
 import io.raftline.protocol.group.OffsetCommitResponse;
-import io.raftline.protocol.group.OffsetCommitValue;
 import io.raftline.protocol.group.OffsetFetchRequest;
 import io.raftline.protocol.group.OffsetFetchResponse;
 import io.raftline.protocol.group.SyncGroupRequest;
@@ -33,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -102,6 +103,7 @@ public final class GroupCoordinator {
     private final GroupScheduler scheduler;
     private final Executor loadExecutor;
     private final GroupMembership membership;
+    private final GroupOffsets offsets;
 
     private final ReentrantLock lock = new ReentrantLock();
     /** Actions to run once the outermost holder releases the lock; guarded by the lock. */
@@ -125,6 +127,7 @@ public final class GroupCoordinator {
         this.scheduler = scheduler;
         this.loadExecutor = loadExecutor;
         this.membership = new GroupMembership(this, config, random);
+        this.offsets = new GroupOffsets(this, config, time, membership);
     }
 
     /** Starts the periodic expiry of offsets. */
@@ -340,156 +343,23 @@ public final class GroupCoordinator {
         run(() -> {
             ErrorCode err = coordinatorError(req.getGroupId());
             if (err != ErrorCode.NONE) {
-                complete(result, commitResponse(req, err, ""));
+                complete(result, GroupOffsets.commitResponse(req, err, ""));
                 return;
             }
-            String invalid = invalidCommit(req);
-            if (invalid != null) {
-                complete(result, commitResponse(req, ErrorCode.INVALID_REQUEST, invalid));
-                return;
-            }
-            Group g = groups.get(req.getGroupId());
-            boolean outside = req.getGenerationId() < 0 && req.getMemberId().isEmpty();
-            if (g == null) {
-                if (!outside) {
-                    complete(result, commitResponse(req, ErrorCode.ILLEGAL_GENERATION, "group " + req.getGroupId() + " has no generation"));
-                    return;
-                }
-                g = createGroup(req.getGroupId());
-            }
-            ErrorCode fence = fenceCommit(g, req, outside);
-            if (fence != ErrorCode.NONE) {
-                complete(result, commitResponse(req, fence, ""));
-                return;
-            }
-            long now = time.milliseconds();
-            List<GroupRecords.KeyValue> records = new ArrayList<>();
-            Map<Group.TopicPartitionKey, CommittedOffset> committed = new HashMap<>();
-            for (OffsetCommitRequest.Topic t : req.getTopicsList()) {
-                for (OffsetCommitRequest.Partition p : t.getPartitionsList()) {
-                    OffsetCommitValue v = OffsetCommitValue.newBuilder().setOffset(p.getCommittedOffset())
-                        .setLeaderEpoch(p.getCommittedLeaderEpoch()).setMetadata(p.getMetadata()).setCommitTimestampMs(now).build();
-                    records.add(GroupRecords.offsetCommit(g.groupId, t.getName(), p.getPartition(), v));
-                    committed.put(new Group.TopicPartitionKey(t.getName(), p.getPartition()),
-                        new CommittedOffset(p.getCommittedOffset(), p.getCommittedLeaderEpoch(), p.getMetadata(), now));
-                }
-            }
-            if (records.isEmpty()) {
-                complete(result, commitResponse(req, ErrorCode.NONE, ""));
-                return;
-            }
-            Group group = g;
-            append(g.offsetsPartition, records, code -> {
-                if (code == ErrorCode.NONE && isCurrent(group)) {
-                    group.offsets.putAll(committed);
-                }
-                complete(result, commitResponse(req, code, ""));
-            });
+            offsets.commit(req, result);
         });
         return result;
-    }
-
-    private String invalidCommit(OffsetCommitRequest req) {
-        for (OffsetCommitRequest.Topic t : req.getTopicsList()) {
-            if (t.getName().isEmpty()) {
-                return "a topic name is required";
-            }
-            for (OffsetCommitRequest.Partition p : t.getPartitionsList()) {
-                if (p.getPartition() < 0 || p.getCommittedOffset() < 0) {
-                    return "partition " + p.getPartition() + " offset " + p.getCommittedOffset() + " of " + t.getName()
-                        + ": partitions and offsets cannot be negative";
-                }
-                if (p.getMetadata().length() > config.offsetMetadataMaxBytes()) {
-                    return "offset metadata of " + t.getName() + "-" + p.getPartition() + " is longer than "
-                        + config.offsetMetadataMaxBytes();
-                }
-            }
-        }
-        return null;
-    }
-
-    private ErrorCode fenceCommit(Group g, OffsetCommitRequest req, boolean outside) {
-        if (g.is(GroupState.DEAD) || g.deleting) {
-            return ErrorCode.COORDINATOR_NOT_AVAILABLE;
-        }
-        if (outside && g.is(GroupState.EMPTY)) {
-            return ErrorCode.NONE;
-        }
-        if (g.is(GroupState.COMPLETING_REBALANCE)) {
-            return ErrorCode.REBALANCE_IN_PROGRESS;
-        }
-        Member m = g.members.get(req.getMemberId());
-        if (m == null) {
-            return ErrorCode.UNKNOWN_MEMBER_ID;
-        }
-        if (req.getGenerationId() != g.generationId) {
-            return ErrorCode.ILLEGAL_GENERATION;
-        }
-        // A commit is a sign of life, as in Kafka.
-        membership.touch(g, m);
-        return ErrorCode.NONE;
-    }
-
-    private static OffsetCommitResponse commitResponse(OffsetCommitRequest req, ErrorCode code, String message) {
-        OffsetCommitResponse.Builder b = OffsetCommitResponse.newBuilder().setError(error(code, message));
-        for (OffsetCommitRequest.Topic t : req.getTopicsList()) {
-            OffsetCommitResponse.TopicResult.Builder tr = OffsetCommitResponse.TopicResult.newBuilder().setName(t.getName());
-            for (OffsetCommitRequest.Partition p : t.getPartitionsList()) {
-                tr.addPartitions(OffsetCommitResponse.PartitionResult.newBuilder().setPartition(p.getPartition())
-                    .setError(error(code, "")));
-            }
-            b.addTopics(tr);
-        }
-        return b.build();
     }
 
     /** OffsetFetch, from the cache. Partitions without a committed offset answer -1. */
     public OffsetFetchResponse fetchOffsets(OffsetFetchRequest req) {
         return call(() -> {
-            OffsetFetchResponse.Builder b = OffsetFetchResponse.newBuilder();
             ErrorCode err = coordinatorError(req.getGroupId());
             if (err != ErrorCode.NONE) {
-                return b.setError(error(err, "")).build();
+                return OffsetFetchResponse.newBuilder().setError(error(err, "")).build();
             }
-            b.setError(error(ErrorCode.NONE, ""));
-            Group g = groups.get(req.getGroupId());
-            Map<Group.TopicPartitionKey, CommittedOffset> offsets = g == null ? Map.of() : g.offsets;
-            if (req.getTopicsCount() == 0) {
-                String current = null;
-                OffsetFetchResponse.TopicResult.Builder tr = null;
-                for (var e : new java.util.TreeMap<>(offsets).entrySet()) {
-                    if (!e.getKey().topic().equals(current)) {
-                        if (tr != null) {
-                            b.addTopics(tr);
-                        }
-                        current = e.getKey().topic();
-                        tr = OffsetFetchResponse.TopicResult.newBuilder().setName(current);
-                    }
-                    tr.addPartitions(fetched(e.getKey().partition(), e.getValue()));
-                }
-                if (tr != null) {
-                    b.addTopics(tr);
-                }
-            } else {
-                for (OffsetFetchRequest.Topic t : req.getTopicsList()) {
-                    OffsetFetchResponse.TopicResult.Builder tr = OffsetFetchResponse.TopicResult.newBuilder().setName(t.getName());
-                    for (int p : t.getPartitionsList()) {
-                        tr.addPartitions(fetched(p, offsets.get(new Group.TopicPartitionKey(t.getName(), p))));
-                    }
-                    b.addTopics(tr);
-                }
-            }
-            return b.build();
+            return offsets.fetch(groups.get(req.getGroupId()), req);
         });
-    }
-
-    private static OffsetFetchResponse.PartitionResult fetched(int partition, CommittedOffset o) {
-        OffsetFetchResponse.PartitionResult.Builder b = OffsetFetchResponse.PartitionResult.newBuilder()
-            .setPartition(partition).setError(error(ErrorCode.NONE, ""));
-        if (o == null) {
-            return b.setCommittedOffset(-1).setCommittedLeaderEpoch(-1).build();
-        }
-        return b.setCommittedOffset(o.offset()).setCommittedLeaderEpoch(o.leaderEpoch()).setMetadata(o.metadata()).build();
     }
 
     /** The groups this broker coordinates; COORDINATOR_LOAD_IN_PROGRESS (and none) while any partition loads. */
@@ -552,8 +422,8 @@ public final class GroupCoordinator {
             byte[] md = g.protocolName == null ? null : m.metadataFor(g.protocolName);
             b.addMembers(DescribeGroupsResponse.Member.newBuilder().setMemberId(m.memberId).setClientId(m.clientId)
                 .setClientHost(m.clientHost)
-                .setMetadata(md == null ? com.google.protobuf.ByteString.EMPTY : com.google.protobuf.ByteString.copyFrom(md))
-                .setAssignment(com.google.protobuf.ByteString.copyFrom(m.assignment)));
+                .setMetadata(md == null ? ByteString.EMPTY : ByteString.copyFrom(md))
+                .setAssignment(ByteString.copyFrom(m.assignment)));
         }
         if (includeOffsets) {
             g.offsets.forEach((k, o) -> b.addOffsets(DescribeGroupsResponse.Offset.newBuilder().setTopic(k.topic())
@@ -609,6 +479,15 @@ public final class GroupCoordinator {
         });
     }
 
+    /** Members per group this broker coordinates, for the {@code raftline_group_members{group}} gauge. */
+    public Map<String, Integer> memberCounts() {
+        return call(() -> {
+            Map<String, Integer> out = new TreeMap<>();
+            groups.values().forEach(g -> out.put(g.groupId, g.members.size()));
+            return out;
+        });
+    }
+
     // ------------------------------------------------------------------------------------------------ offset expiry
 
     private void expireOffsetsAndReschedule() {
@@ -616,61 +495,17 @@ public final class GroupCoordinator {
             if (shutdown) {
                 return;
             }
-            expireOffsets();
+            offsets.expire();
             expiryTimer = schedule(config.offsetsRetentionCheckIntervalMs(), this::expireOffsetsAndReschedule);
         });
     }
 
-    /**
-     * Drops the offsets of Empty groups that are older than {@code offsets.retention.minutes}, counted from the later
-     * of the commit and the moment the group became empty; a group left with no offsets is deleted. Runs on a timer;
-     * tests call it directly.
-     */
+    /** Runs the offset expiry now (tests; production runs it on a timer). */
     void expireOffsets() {
-        run(() -> {
-            long now = time.milliseconds();
-            for (Group g : new ArrayList<>(groups.values())) {
-                if (!g.is(GroupState.EMPTY) || g.deleting || !isLoaded(g.offsetsPartition)) {
-                    continue;
-                }
-                Map<Group.TopicPartitionKey, CommittedOffset> expired = new HashMap<>();
-                g.offsets.forEach((k, o) -> {
-                    if (now - Math.max(g.stateTimestampMs, o.commitTimestampMs()) >= config.offsetsRetentionMs()) {
-                        expired.put(k, o);
-                    }
-                });
-                boolean dropGroup = expired.size() == g.offsets.size()
-                    && now - g.stateTimestampMs >= config.offsetsRetentionMs();
-                if (expired.isEmpty() && !dropGroup) {
-                    continue;
-                }
-                List<GroupRecords.KeyValue> tombstones = new ArrayList<>();
-                expired.keySet().forEach(k -> tombstones.add(GroupRecords.offsetCommit(g.groupId, k.topic(), k.partition(), null)));
-                if (dropGroup) {
-                    tombstones.add(GroupRecords.groupMetadata(g.groupId, null));
-                    g.deleting = true;
-                }
-                append(g.offsetsPartition, tombstones, code -> {
-                    if (!isCurrent(g)) {
-                        return;
-                    }
-                    g.deleting = false;
-                    if (code != ErrorCode.NONE) {
-                        LOG.warn("group {}: expiring {} offsets failed with {}", g.groupId, expired.size(), code);
-                        return;
-                    }
-                    // Keep an offset committed again meanwhile (its record came after the tombstone).
-                    expired.forEach((k, o) -> g.offsets.remove(k, o));
-                    if (dropGroup && g.offsets.isEmpty() && g.is(GroupState.EMPTY)) {
-                        removeGroup(g);
-                    }
-                    LOG.info("group {}: expired {} offsets{}", g.groupId, expired.size(), dropGroup ? "; group removed" : "");
-                });
-            }
-        });
+        run(offsets::expire);
     }
 
-    private void removeGroup(Group g) {
+    void removeGroup(Group g) {
         membership.unload(g, ErrorCode.COORDINATOR_NOT_AVAILABLE);
         g.transitionTo(GroupState.DEAD, time.milliseconds());
         groups.remove(g.groupId);
@@ -682,6 +517,16 @@ public final class GroupCoordinator {
         Group g = new Group(groupId, OffsetsTopic.partitionFor(groupId, partitionCount), time.milliseconds());
         groups.put(groupId, g);
         return g;
+    }
+
+    /** The group with this id, or null. */
+    Group group(String groupId) {
+        return groups.get(groupId);
+    }
+
+    /** All groups this coordinator holds now. */
+    Iterable<Group> groups() {
+        return new ArrayList<>(groups.values());
     }
 
     /** Whether {@code g} is still the live object for its id (not unloaded, deleted or replaced). */
@@ -741,7 +586,7 @@ public final class GroupCoordinator {
         };
     }
 
-    private boolean isLoaded(int partition) {
+    boolean isLoaded(int partition) {
         OwnedPartition op = owned.get(partition);
         return op != null && op.state == LoadState.LOADED;
     }
@@ -751,7 +596,7 @@ public final class GroupCoordinator {
      * decisions); {@code then} runs under the lock with NONE or the error to answer, after the write is replicated,
      * failed, or timed out after offsets.commit.timeout.ms.
      */
-    private void append(int partition, List<GroupRecords.KeyValue> records, Consumer<ErrorCode> then) {
+    void append(int partition, List<GroupRecords.KeyValue> records, Consumer<ErrorCode> then) {
         OwnedPartition op = owned.get(partition);
         CompletableFuture<Long> written;
         try {

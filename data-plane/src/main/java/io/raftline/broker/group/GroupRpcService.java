@@ -148,9 +148,14 @@ public final class GroupRpcService extends GroupServiceGrpc.GroupServiceImplBase
         f.whenComplete((response, e) -> {
             if (e != null) {
                 fail(observer, e);
-            } else {
+                return;
+            }
+            try {
                 observer.onNext(response);
                 observer.onCompleted();
+            } catch (RuntimeException gone) {
+                // The caller gave up (deadline, disconnect) while its answer was pending; the coordinator already acted.
+                LOG.debug("a delayed group answer found its call cancelled: {}", gone.toString());
             }
         });
     }

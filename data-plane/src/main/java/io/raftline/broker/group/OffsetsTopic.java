@@ -13,7 +13,10 @@ import java.util.function.Consumer;
  * leads, the metadata image (leaders, endpoints), and the high watermarks it reports as log end offsets. The broker
  * implements it over its replica manager and metadata image; tests use an in-memory fake.
  *
- * <p>Methods may be called from any thread, never while the coordinator holds its lock.
+ * <p>Methods may be called from any thread. {@link #append} is called while the coordinator holds its lock (so that
+ * the log follows the order of its decisions): it must not block, and must not call back into the coordinator; it may
+ * complete its future on the calling thread. {@link #partitionCount} is read once, at construction. The topic must be
+ * compacted ({@code cleanup.policy=compact}) so that only the last record per key survives.
  */
 public interface OffsetsTopic {
 
@@ -50,10 +53,11 @@ public interface OffsetsTopic {
     Optional<HostPort> brokerEndpoint(int brokerId);
 
     /**
-     * Appends one batch as the partition's leader with acks=all. The future completes with the batch's base offset
-     * once the high watermark has passed the batch, or fails with an {@link OffsetsTopicException} (NOT_LEADER,
+     * Appends one batch as the partition's leader with acks=all. The batch comes with base offset 0 and no leader
+     * epoch: the leader assigns both as for a produced batch. The future completes with the batch's base offset once
+     * the high watermark has passed the batch, or fails with an {@link OffsetsTopicException} (NOT_LEADER,
      * NOT_ENOUGH_REPLICAS, REQUEST_TIMED_OUT, ...). The coordinator gives up on its own after
-     * {@code offsets.commit.timeout.ms}.
+     * {@code offsets.commit.timeout.ms}. Must not block (see the class comment).
      */
     CompletableFuture<Long> append(int partition, ByteBuffer batch);
 

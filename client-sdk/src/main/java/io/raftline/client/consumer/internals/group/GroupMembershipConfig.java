@@ -1,6 +1,10 @@
 package io.raftline.client.consumer.internals.group;
 
 import io.raftline.client.consumer.ConsumerConfig;
+import io.raftline.client.consumer.assignor.ConsumerPartitionAssignor;
+import io.raftline.client.errors.ConfigException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The settings the group protocol uses, from the consumer's configuration.
@@ -35,5 +39,30 @@ public record GroupMembershipConfig(String groupId, String clientId, int session
             config.getString(ConsumerConfig.CLIENT_ID_CONFIG), config.getInt(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
             config.getInt(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), config.getInt(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG),
             config.getInt(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG), config.getLong(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG));
+    }
+
+    /**
+     * The assignors {@code partition.assignment.strategy} names, in its order (Kafka names or Kafka class names).
+     *
+     * @throws ConfigException for an unknown or repeated name, or an empty list
+     */
+    public static List<ConsumerPartitionAssignor> assignors(ConsumerConfig config) {
+        List<ConsumerPartitionAssignor> out = new ArrayList<>();
+        for (String name : config.getList(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG)) {
+            ConsumerPartitionAssignor a;
+            try {
+                a = ConsumerPartitionAssignor.forName(name);
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, name, e.getMessage());
+            }
+            if (out.stream().anyMatch(x -> x.name().equals(a.name()))) {
+                throw new ConfigException(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, name, "listed twice");
+            }
+            out.add(a);
+        }
+        if (out.isEmpty()) {
+            throw new ConfigException(ConsumerConfig.PARTITION_ASSIGNMENT_STRATEGY_CONFIG, "", "a group needs at least one assignor");
+        }
+        return out;
     }
 }

@@ -1,0 +1,226 @@
+package io.raftline.broker.group;
+
+import io.raftline.common.Time;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.group.OffsetCommitRequest;
+import io.raftline.protocol.group.OffsetCommitResponse;
+import io.raftline.protocol.group.OffsetCommitValue;
+import io.raftline.protocol.group.OffsetFetchRequest;
+import io.raftline.protocol.group.OffsetFetchResponse;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The offsets half of the coordinator: OffsetCommit (fenced by generation, stored before cached), OffsetFetch from
+ * the cache, and the expiry of the offsets of empty groups. Every method runs under the coordinator's lock, for a
+ * group whose partition this coordinator has loaded.
+ */
+final class GroupOffsets {
+
+    private static final Logger LOG = LoggerFactory.getLogger(GroupOffsets.class);
+
+    private final GroupCoordinator coordinator;
+    private final GroupConfig config;
+    private final Time time;
+    private final GroupMembership membership;
+
+    GroupOffsets(GroupCoordinator coordinator, GroupConfig config, Time time, GroupMembership membership) {
+        this.coordinator = coordinator;
+        this.config = config;
+        this.time = time;
+        this.membership = membership;
+    }
+
+    void commit(OffsetCommitRequest req, CompletableFuture<OffsetCommitResponse> result) {
+        String invalid = invalidCommit(req);
+        if (invalid != null) {
+            coordinator.complete(result, commitResponse(req, ErrorCode.INVALID_REQUEST, invalid));
+            return;
+        }
+        Group g = coordinator.group(req.getGroupId());
+        boolean outside = req.getGenerationId() < 0 && req.getMemberId().isEmpty();
+        if (g == null) {
+            if (!outside) {
+                coordinator.complete(result, commitResponse(req, ErrorCode.ILLEGAL_GENERATION,
+                    "group " + req.getGroupId() + " has no generation"));
+                return;
+            }
+            g = coordinator.createGroup(req.getGroupId());
+        }
+        ErrorCode fence = fenceCommit(g, req, outside);
+        if (fence != ErrorCode.NONE) {
+            coordinator.complete(result, commitResponse(req, fence, ""));
+            return;
+        }
+        long now = time.milliseconds();
+        List<GroupRecords.KeyValue> records = new ArrayList<>();
+        Map<Group.TopicPartitionKey, CommittedOffset> committed = new HashMap<>();
+        for (OffsetCommitRequest.Topic t : req.getTopicsList()) {
+            for (OffsetCommitRequest.Partition p : t.getPartitionsList()) {
+                OffsetCommitValue v = OffsetCommitValue.newBuilder().setOffset(p.getCommittedOffset())
+                    .setLeaderEpoch(p.getCommittedLeaderEpoch()).setMetadata(p.getMetadata()).setCommitTimestampMs(now).build();
+                records.add(GroupRecords.offsetCommit(g.groupId, t.getName(), p.getPartition(), v));
+                committed.put(new Group.TopicPartitionKey(t.getName(), p.getPartition()),
+                    new CommittedOffset(p.getCommittedOffset(), p.getCommittedLeaderEpoch(), p.getMetadata(), now));
+            }
+        }
+        if (records.isEmpty()) {
+            coordinator.complete(result, commitResponse(req, ErrorCode.NONE, ""));
+            return;
+        }
+        Group group = g;
+        coordinator.append(g.offsetsPartition, records, code -> {
+            if (code == ErrorCode.NONE && coordinator.isCurrent(group)) {
+                group.offsets.putAll(committed);
+            }
+            coordinator.complete(result, commitResponse(req, code, ""));
+        });
+    }
+
+    private String invalidCommit(OffsetCommitRequest req) {
+        for (OffsetCommitRequest.Topic t : req.getTopicsList()) {
+            if (t.getName().isEmpty()) {
+                return "a topic name is required";
+            }
+            for (OffsetCommitRequest.Partition p : t.getPartitionsList()) {
+                if (p.getPartition() < 0 || p.getCommittedOffset() < 0) {
+                    return "partition " + p.getPartition() + " offset " + p.getCommittedOffset() + " of " + t.getName()
+                        + ": partitions and offsets cannot be negative";
+                }
+                if (p.getMetadata().length() > config.offsetMetadataMaxBytes()) {
+                    return "offset metadata of " + t.getName() + "-" + p.getPartition() + " is longer than "
+                        + config.offsetMetadataMaxBytes();
+                }
+            }
+        }
+        return null;
+    }
+
+    private ErrorCode fenceCommit(Group g, OffsetCommitRequest req, boolean outside) {
+        if (g.is(GroupState.DEAD) || g.deleting) {
+            return ErrorCode.COORDINATOR_NOT_AVAILABLE;
+        }
+        if (outside && g.is(GroupState.EMPTY)) {
+            return ErrorCode.NONE;
+        }
+        if (g.is(GroupState.COMPLETING_REBALANCE)) {
+            return ErrorCode.REBALANCE_IN_PROGRESS;
+        }
+        Member m = g.members.get(req.getMemberId());
+        if (m == null) {
+            return ErrorCode.UNKNOWN_MEMBER_ID;
+        }
+        if (req.getGenerationId() != g.generationId) {
+            return ErrorCode.ILLEGAL_GENERATION;
+        }
+        // A commit is a sign of life, as in Kafka.
+        membership.touch(g, m);
+        return ErrorCode.NONE;
+    }
+
+    static OffsetCommitResponse commitResponse(OffsetCommitRequest req, ErrorCode code, String message) {
+        OffsetCommitResponse.Builder b = OffsetCommitResponse.newBuilder().setError(GroupCoordinator.error(code, message));
+        for (OffsetCommitRequest.Topic t : req.getTopicsList()) {
+            OffsetCommitResponse.TopicResult.Builder tr = OffsetCommitResponse.TopicResult.newBuilder().setName(t.getName());
+            for (OffsetCommitRequest.Partition p : t.getPartitionsList()) {
+                tr.addPartitions(OffsetCommitResponse.PartitionResult.newBuilder().setPartition(p.getPartition())
+                    .setError(GroupCoordinator.error(code, "")));
+            }
+            b.addTopics(tr);
+        }
+        return b.build();
+    }
+
+    OffsetFetchResponse fetch(Group g, OffsetFetchRequest req) {
+        OffsetFetchResponse.Builder b = OffsetFetchResponse.newBuilder();
+        b.setError(GroupCoordinator.error(ErrorCode.NONE, ""));
+        Map<Group.TopicPartitionKey, CommittedOffset> offsets = g == null ? Map.of() : g.offsets;
+        if (req.getTopicsCount() == 0) {
+            String current = null;
+            OffsetFetchResponse.TopicResult.Builder tr = null;
+            for (var e : new TreeMap<>(offsets).entrySet()) {
+                if (!e.getKey().topic().equals(current)) {
+                    if (tr != null) {
+                        b.addTopics(tr);
+                    }
+                    current = e.getKey().topic();
+                    tr = OffsetFetchResponse.TopicResult.newBuilder().setName(current);
+                }
+                tr.addPartitions(fetched(e.getKey().partition(), e.getValue()));
+            }
+            if (tr != null) {
+                b.addTopics(tr);
+            }
+        } else {
+            for (OffsetFetchRequest.Topic t : req.getTopicsList()) {
+                OffsetFetchResponse.TopicResult.Builder tr = OffsetFetchResponse.TopicResult.newBuilder().setName(t.getName());
+                for (int p : t.getPartitionsList()) {
+                    tr.addPartitions(fetched(p, offsets.get(new Group.TopicPartitionKey(t.getName(), p))));
+                }
+                b.addTopics(tr);
+            }
+        }
+        return b.build();
+    }
+
+    private static OffsetFetchResponse.PartitionResult fetched(int partition, CommittedOffset o) {
+        OffsetFetchResponse.PartitionResult.Builder b = OffsetFetchResponse.PartitionResult.newBuilder()
+            .setPartition(partition).setError(GroupCoordinator.error(ErrorCode.NONE, ""));
+        if (o == null) {
+            return b.setCommittedOffset(-1).setCommittedLeaderEpoch(-1).build();
+        }
+        return b.setCommittedOffset(o.offset()).setCommittedLeaderEpoch(o.leaderEpoch()).setMetadata(o.metadata()).build();
+    }
+
+    /**
+     * Drops the offsets of Empty groups that are older than {@code offsets.retention.minutes}, counted from the later
+     * of the commit and the moment the group became empty; a group left with no offsets is deleted.
+     */
+    void expire() {
+        long now = time.milliseconds();
+        for (Group g : coordinator.groups()) {
+            if (!g.is(GroupState.EMPTY) || g.deleting || !coordinator.isLoaded(g.offsetsPartition)) {
+                continue;
+            }
+            Map<Group.TopicPartitionKey, CommittedOffset> expired = new HashMap<>();
+            g.offsets.forEach((k, o) -> {
+                if (now - Math.max(g.stateTimestampMs, o.commitTimestampMs()) >= config.offsetsRetentionMs()) {
+                    expired.put(k, o);
+                }
+            });
+            boolean dropGroup = expired.size() == g.offsets.size()
+                && now - g.stateTimestampMs >= config.offsetsRetentionMs();
+            if (expired.isEmpty() && !dropGroup) {
+                continue;
+            }
+            List<GroupRecords.KeyValue> tombstones = new ArrayList<>();
+            expired.keySet().forEach(k -> tombstones.add(GroupRecords.offsetCommit(g.groupId, k.topic(), k.partition(), null)));
+            if (dropGroup) {
+                tombstones.add(GroupRecords.groupMetadata(g.groupId, null));
+                g.deleting = true;
+            }
+            coordinator.append(g.offsetsPartition, tombstones, code -> {
+                if (!coordinator.isCurrent(g)) {
+                    return;
+                }
+                g.deleting = false;
+                if (code != ErrorCode.NONE) {
+                    LOG.warn("group {}: expiring {} offsets failed with {}", g.groupId, expired.size(), code);
+                    return;
+                }
+                // Keep an offset committed again meanwhile (its record came after the tombstone).
+                expired.forEach((k, o) -> g.offsets.remove(k, o));
+                if (dropGroup && g.offsets.isEmpty() && g.is(GroupState.EMPTY)) {
+                    coordinator.removeGroup(g);
+                }
+                LOG.info("group {}: expired {} offsets{}", g.groupId, expired.size(), dropGroup ? "; group removed" : "");
+            });
+        }
+    }
+}
