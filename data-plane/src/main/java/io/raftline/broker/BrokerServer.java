@@ -136,6 +136,7 @@ public final class BrokerServer implements AutoCloseable {
             }
         });
         groupCoordinator.startup();
+        metrics.setGroupMemberCounts(groupCoordinator::memberCounts);
         HostPort listener = config.brokerListener();
         int maxMessage = config.getInt("message.max.bytes");
         server = NettyServerBuilder.forAddress(new InetSocketAddress(listener.host(), listener.port()))

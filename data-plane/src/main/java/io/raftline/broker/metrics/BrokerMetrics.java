@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The broker's metrics, named as Prometheus expects ({@code raftline_..._total} for counters, units in the name)
@@ -38,6 +39,8 @@ public final class BrokerMetrics {
     private final MultiGauge logEndOffset;
     private final MultiGauge logSize;
     private final MultiGauge followerLag;
+    private final MultiGauge groupMembers;
+    private volatile Supplier<Map<String, Integer>> groupMemberCounts = Map::of;
 
     public BrokerMetrics(MeterRegistry registry, ReplicaManager replicaManager, LongSupplier metadataIndex,
                          LongSupplier quorumCommitIndex) {
@@ -68,6 +71,10 @@ public final class BrokerMetrics {
             .register(registry);
         this.followerLag = MultiGauge.builder("raftline.replica.lag.messages")
             .description("On the leader: its log end offset minus each follower's").register(registry);
+        this.groupMembers = MultiGauge.builder("raftline.group.members")
+            .description("Members of each consumer group this broker coordinates").register(registry);
+        Gauge.builder("raftline.group.count", this, m -> m.groupMemberCounts.get().size())
+            .description("Consumer groups this broker coordinates").register(registry);
     }
 
     private double count(java.util.function.Predicate<Partition> p) {
@@ -111,6 +118,11 @@ public final class BrokerMetrics {
         }
     }
 
+    /** Where the group gauges read from: the coordinator's member count per group. */
+    public void setGroupMemberCounts(Supplier<Map<String, Integer>> counts) {
+        this.groupMemberCounts = counts;
+    }
+
     /** Re-reads every partition's offsets and sizes into the per-partition gauges. */
     public void refresh() {
         List<MultiGauge.Row<?>> ends = new ArrayList<>();
@@ -133,5 +145,8 @@ public final class BrokerMetrics {
         logEndOffset.register(ends, true);
         logSize.register(sizes, true);
         followerLag.register(lags, true);
+        List<MultiGauge.Row<?>> members = new ArrayList<>();
+        groupMemberCounts.get().forEach((group, count) -> members.add(MultiGauge.Row.of(Tags.of("group", group), count)));
+        groupMembers.register(members, true);
     }
 }
