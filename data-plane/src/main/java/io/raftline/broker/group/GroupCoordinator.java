@@ -1,5 +1,6 @@
 package io.raftline.broker.group;
 
+import com.google.protobuf.ByteString;
 import io.raftline.common.Time;
 import io.raftline.protocol.Error;
 import io.raftline.protocol.ErrorCode;
@@ -33,6 +34,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -457,7 +459,7 @@ public final class GroupCoordinator {
             if (req.getTopicsCount() == 0) {
                 String current = null;
                 OffsetFetchResponse.TopicResult.Builder tr = null;
-                for (var e : new java.util.TreeMap<>(offsets).entrySet()) {
+                for (var e : new TreeMap<>(offsets).entrySet()) {
                     if (!e.getKey().topic().equals(current)) {
                         if (tr != null) {
                             b.addTopics(tr);
@@ -552,8 +554,8 @@ public final class GroupCoordinator {
             byte[] md = g.protocolName == null ? null : m.metadataFor(g.protocolName);
             b.addMembers(DescribeGroupsResponse.Member.newBuilder().setMemberId(m.memberId).setClientId(m.clientId)
                 .setClientHost(m.clientHost)
-                .setMetadata(md == null ? com.google.protobuf.ByteString.EMPTY : com.google.protobuf.ByteString.copyFrom(md))
-                .setAssignment(com.google.protobuf.ByteString.copyFrom(m.assignment)));
+                .setMetadata(md == null ? ByteString.EMPTY : ByteString.copyFrom(md))
+                .setAssignment(ByteString.copyFrom(m.assignment)));
         }
         if (includeOffsets) {
             g.offsets.forEach((k, o) -> b.addOffsets(DescribeGroupsResponse.Offset.newBuilder().setTopic(k.topic())
@@ -606,6 +608,15 @@ public final class GroupCoordinator {
                 }
             }
             complete(result, b.setError(error(code, "")).build());
+        });
+    }
+
+    /** Members per group this broker coordinates, for the {@code raftline_group_members{group}} gauge. */
+    public Map<String, Integer> memberCounts() {
+        return call(() -> {
+            Map<String, Integer> out = new TreeMap<>();
+            groups.values().forEach(g -> out.put(g.groupId, g.members.size()));
+            return out;
         });
     }
 

@@ -44,6 +44,8 @@ class GroupClientServerTest {
 
     private static final String TOPIC = "t";
     private static final int PARTITIONS = 6;
+    /** The topic's partition count as the members' metadata sees it; a test raises it. */
+    private volatile int partitionCount = PARTITIONS;
 
     private final InMemoryOffsetsTopic topic = new InMemoryOffsetsTopic(4);
     private final List<Broker> brokers = new ArrayList<>();
@@ -151,7 +153,7 @@ class GroupClientServerTest {
         public Map<String, Integer> partitionCounts(Set<String> topics, long timeoutMs) {
             Map<String, Integer> out = new HashMap<>();
             if (topics.contains(TOPIC)) {
-                out.put(TOPIC, PARTITIONS);
+                out.put(TOPIC, partitionCount);
             }
             return out;
         }
@@ -230,7 +232,7 @@ class GroupClientServerTest {
                 assertThat(m.client.rejoinNeeded()).isFalse();
             }
             assertThat(generations).hasSize(1);
-            assertThat(all).hasSize(PARTITIONS);
+            assertThat(all).hasSize(partitionCount);
             assertThat(got).containsExactlyInAnyOrder(java.util.Arrays.stream(sizes).boxed().toArray(Integer[]::new));
         });
         assertThat(violations).isEmpty();
@@ -266,6 +268,18 @@ class GroupClientServerTest {
         // ...whose offset it committed while giving it up.
         TopicPartition moved = aBefore.stream().filter(tp -> !a.owned().contains(tp)).findFirst().orElseThrow();
         assertThat(c.client.fetchCommitted(Set.of(moved), 5000)).containsEntry(moved, new CommittedOffset(100 + moved.partition()));
+    }
+
+    @Test
+    void moreMembersThanPartitionsLeavesTheExtraIdleAndNewPartitionsTriggerARebalance() throws Exception {
+        broker(1).leadAll(1);
+        List<Member> group = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            group.add(member("m" + i, "roundrobin"));
+        }
+        awaitBalanced(group, 1, 1, 1, 1, 1, 1, 0);
+        partitionCount = 8;
+        awaitBalanced(group, 2, 1, 1, 1, 1, 1, 1);
     }
 
     @Test

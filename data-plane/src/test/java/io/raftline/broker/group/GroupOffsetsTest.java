@@ -239,5 +239,6 @@ class GroupOffsetsTest {
         var empty = c.listGroups(ListGroupsRequest.newBuilder().addStatesFilter("Empty").build());
         assertThat(empty.getGroupsList()).extracting(g -> g.getGroupId()).containsExactly("idle");
         assertThat(all.getCoordinatorId()).isEqualTo(1);
+        assertThat(c.memberCounts()).isEqualTo(java.util.Map.of("busy", 1, "idle", 0));
     }
 }
