@@ -708,16 +708,20 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
         }
         acquire();
         try {
-            closed = true;
+            // Leave the group while still open: the listener's onPartitionsRevoked may commit through this consumer.
             if (group != null) {
                 group.close();
             }
-            interceptors.forEach(ConsumerInterceptor::close);
-            keyDeserializer.close();
-            valueDeserializer.close();
-            pool.close();
         } finally {
-            release();
+            closed = true;
+            try {
+                interceptors.forEach(ConsumerInterceptor::close);
+                keyDeserializer.close();
+                valueDeserializer.close();
+                pool.close();
+            } finally {
+                release();
+            }
         }
     }
 
