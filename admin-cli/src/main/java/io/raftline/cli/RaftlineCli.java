@@ -2,6 +2,7 @@ package io.raftline.cli;
 
 import io.raftline.cli.command.BrokersCommand;
 import io.raftline.cli.command.ConfigsCommand;
+import io.raftline.cli.command.GroupsCommand;
 import io.raftline.cli.command.ConsumeCommand;
 import io.raftline.cli.command.LeaderElectionCommand;
 import io.raftline.cli.command.ProduceCommand;
@@ -33,6 +34,7 @@ import picocli.CommandLine.Command;
         LeaderElectionCommand.class,
         ReassignCommand.class,
         ConfigsCommand.class,
+        GroupsCommand.class,
         ProduceCommand.class,
         ConsumeCommand.class,
         PerfCommand.class,

@@ -1,6 +1,7 @@
 package io.raftline.client.admin;
 
 import io.raftline.client.common.TopicPartition;
+import io.raftline.client.consumer.OffsetAndMetadata;
 import io.raftline.common.SystemTime;
 import java.time.Duration;
 import java.util.Collection;
@@ -13,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Cluster administration, shaped like Kafka's {@code Admin}: topics, partitions, configs, leader elections,
- * reassignments, the metadata quorum, and per-replica log offsets. Every call returns at once; its result holds
+ * reassignments, the metadata quorum, per-replica log offsets, and consumer groups. Every call returns at once; its result holds
  * {@link java.util.concurrent.CompletableFuture}s. Retriable failures (no controller yet, a broker restarting) are
  * retried until {@code default.api.timeout.ms}; other errors fail the item's future with the typed exception from
  * {@code io.raftline.client.errors} carrying the broker's message. Thread-safe.
@@ -96,6 +97,30 @@ public interface Admin extends AutoCloseable {
     DescribeLogsResult describeLogs(Collection<Integer> brokerIds, Duration perBrokerTimeout);
 
     /** Closes the client, waiting up to {@code timeout} for calls in progress; later calls fail. */
+    /** Every consumer group of the cluster (each broker answers for the groups it coordinates), sorted by id. */
+    CompletableFuture<List<ConsumerGroupListing>> listConsumerGroups();
+
+    /**
+     * Describes groups at their coordinators: state, protocol, coordinator, members with client id, host and
+     * assignment. A group no coordinator knows fails its future with {@code GroupIdNotFoundException}.
+     */
+    Map<String, CompletableFuture<ConsumerGroupDescription>> describeConsumerGroups(Collection<String> groupIds);
+
+    /** The group's committed offsets (partitions without one are absent). */
+    CompletableFuture<Map<TopicPartition, OffsetAndMetadata>> listConsumerGroupOffsets(String groupId);
+
+    /**
+     * Deletes groups with no members, with their committed offsets. A group with members fails with
+     * {@code NonEmptyGroupException}, an unknown one with {@code GroupIdNotFoundException}.
+     */
+    Map<String, CompletableFuture<Void>> deleteConsumerGroups(Collection<String> groupIds);
+
+    /**
+     * Sets the committed offsets of a group that has no members (as {@code groups reset-offsets} does); a group with
+     * active members fails with an error saying so, and nothing changes.
+     */
+    CompletableFuture<Void> alterConsumerGroupOffsets(String groupId, Map<TopicPartition, OffsetAndMetadata> offsets);
+
     void close(Duration timeout);
 
     /** Closes the client. */

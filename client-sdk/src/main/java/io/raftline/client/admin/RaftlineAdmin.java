@@ -5,6 +5,7 @@ import com.google.protobuf.Message;
 import io.raftline.client.common.Cluster;
 import io.raftline.client.common.Node;
 import io.raftline.client.common.TopicPartition;
+import io.raftline.client.consumer.OffsetAndMetadata;
 import io.raftline.client.errors.ApiException;
 import io.raftline.client.errors.Errors;
 import io.raftline.client.errors.RaftlineException;
@@ -78,6 +79,7 @@ final class RaftlineAdmin implements Admin {
     private final ConnectionPool pool;
     private final Metadata metadata;
     private final ScheduledExecutorService scheduler;
+    private final GroupAdmin groups;
     private final int requestTimeoutMs;
     private final int apiTimeoutMs;
     private final long backoffMs;
@@ -102,6 +104,7 @@ final class RaftlineAdmin implements Admin {
             t.setDaemon(true);
             return t;
         });
+        this.groups = new GroupAdmin(metadata, clientId, time, apiTimeoutMs, requestTimeoutMs, backoffMs);
     }
 
     /** The newest metadata index any admin write of this client produced (read-your-writes). */
@@ -520,9 +523,39 @@ final class RaftlineAdmin implements Admin {
         return new DescribeLogsResult(out);
     }
 
+    // ---- consumer groups (GroupAdmin) ----
+
+    @Override
+    public CompletableFuture<List<ConsumerGroupListing>> listConsumerGroups() {
+        return groups.list();
+    }
+
+    @Override
+    public Map<String, CompletableFuture<ConsumerGroupDescription>> describeConsumerGroups(Collection<String> groupIds) {
+        Map<String, CompletableFuture<ConsumerGroupDescription>> out = new LinkedHashMap<>();
+        groupIds.forEach(g -> out.put(g, groups.describe(g)));
+        return out;
+    }
+
+    @Override
+    public CompletableFuture<Map<TopicPartition, OffsetAndMetadata>> listConsumerGroupOffsets(String groupId) {
+        return groups.listOffsets(groupId);
+    }
+
+    @Override
+    public Map<String, CompletableFuture<Void>> deleteConsumerGroups(Collection<String> groupIds) {
+        return GroupAdmin.each(groupIds, groups::delete);
+    }
+
+    @Override
+    public CompletableFuture<Void> alterConsumerGroupOffsets(String groupId, Map<TopicPartition, OffsetAndMetadata> offsets) {
+        return groups.alterOffsets(groupId, offsets);
+    }
+
     @Override
     public void close(Duration timeout) {
         closed = true;
+        groups.close();
         scheduler.shutdown();
         try {
             scheduler.awaitTermination(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);

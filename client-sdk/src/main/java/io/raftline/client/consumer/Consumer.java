@@ -31,7 +31,10 @@ public interface Consumer<K, V> extends Closeable {
     /** Joins the group for these topics, telling {@code listener} about rebalances. */
     void subscribe(Collection<String> topics, ConsumerRebalanceListener listener);
 
-    /** Joins the group for the topics matching {@code pattern}. */
+    /** Joins the group for the topics matching {@code pattern} (internal topics excluded). */
+    void subscribe(Pattern pattern);
+
+    /** Joins the group for the topics matching {@code pattern}, telling {@code listener} about rebalances. */
     void subscribe(Pattern pattern, ConsumerRebalanceListener listener);
 
     /** The subscribed topics (empty when assigned by hand). */
@@ -51,6 +54,9 @@ public interface Consumer<K, V> extends Closeable {
 
     /** Commits the given offsets. Needs a group. */
     void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets);
+
+    /** Commits these offsets, waiting up to {@code timeout}. */
+    void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout);
 
     /** Commits the positions without waiting. Needs a group. */
     void commitAsync();

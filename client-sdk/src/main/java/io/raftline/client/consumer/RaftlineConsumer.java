@@ -11,6 +11,7 @@ import io.raftline.client.errors.NoOffsetForPartitionException;
 import io.raftline.client.errors.TimeoutException;
 import io.raftline.client.errors.WakeupException;
 import io.raftline.client.internals.consumer.ConsumerMetrics;
+import io.raftline.client.internals.consumer.CoordinatorGroupMembership;
 import io.raftline.client.internals.consumer.Fetcher;
 import io.raftline.client.internals.consumer.GroupMembership;
 import io.raftline.client.internals.consumer.OffsetFetcher;
@@ -41,11 +42,14 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Raftline consumer, a drop-in for Kafka's {@code KafkaConsumer} in {@code assign} mode: {@code poll} returns
- * records of the assigned partitions from their positions, starting where {@code auto.offset.reset} says when a
- * partition has no position; the next fetch is sent before {@code poll} returns, so it travels while the
- * application works. Group membership ({@code subscribe}, commits) plugs in through {@link GroupMembership}; without
- * it those calls throw {@link IllegalStateException}. Not thread-safe except {@link #wakeup()}.
+ * The Raftline consumer, a drop-in for Kafka's {@code KafkaConsumer}: {@code poll} returns records of the assigned
+ * partitions from their positions; the next fetch is sent before {@code poll} returns, so it travels while the
+ * application works. With {@code group.id} it joins a consumer group on {@code subscribe} (the group assigns the
+ * partitions, rebalance listeners hear about changes, positions start at the group's committed offsets, else where
+ * {@code auto.offset.reset} says) and commits offsets ({@code commitSync}, {@code commitAsync}, and with
+ * {@code enable.auto.commit} every {@code auto.commit.interval.ms} at a poll, before a rebalance and on close).
+ * Without {@code group.id}, {@code subscribe} and commits throw {@link IllegalStateException}; {@code assign} works.
+ * Asynchronous commit callbacks run on the consumer's commit thread. Not thread-safe except {@link #wakeup()}.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -138,7 +142,20 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
             config.getInt(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), fetchMaxBytes, partitionMaxBytes,
             config.getBoolean(ConsumerConfig.CHECK_CRCS_CONFIG), requestTimeoutMs), metadata, pool, subscriptions,
             this.keyDeserializer, this.valueDeserializer);
-        this.group = group;
+        if (group == null && config.getString(ConsumerConfig.GROUP_ID_CONFIG) != null) {
+            String instanceId = config.getString(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
+            if (instanceId != null) {
+                throw new ConfigException(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG, instanceId,
+                    "static group membership is not supported; leave it unset");
+            }
+            if (config.getString(ConsumerConfig.GROUP_ID_CONFIG).isEmpty()) {
+                throw new ConfigException(ConsumerConfig.GROUP_ID_CONFIG, "", "must not be empty");
+            }
+            this.group = new CoordinatorGroupMembership(config, clientId, subscriptions, metadata, fetcher::clearBufferedFor,
+                this::onCommit, time);
+        } else {
+            this.group = group;
+        }
         this.metrics = new ConsumerMetrics(registry, clientId);
     }
 
@@ -167,8 +184,8 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
     }
 
     private static IllegalStateException requiresGroup(String operation) {
-        return new IllegalStateException(operation + " requires group.id and a group coordinator; consumer groups are not "
-            + "available in this client yet (use assign() and seek())");
+        return new IllegalStateException(operation + " requires group.id: set group.id to use a consumer group and commit "
+            + "offsets (or use assign() and seek() without one)");
     }
 
     // ---- threading ----
@@ -230,6 +247,18 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
     public void subscribe(Collection<String> topics, ConsumerRebalanceListener listener) {
         acquire();
         try {
+            if (topics == null) {
+                throw new IllegalArgumentException("Topic collection to subscribe to cannot be null");
+            }
+            if (topics.isEmpty()) {
+                unsubscribeHeld();
+                return;
+            }
+            for (String t : topics) {
+                if (t == null || t.isBlank()) {
+                    throw new IllegalArgumentException("Topic collection to subscribe to cannot contain null or empty topic");
+                }
+            }
             if (group == null) {
                 throw requiresGroup("subscribe");
             }
@@ -241,9 +270,17 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
     }
 
     @Override
+    public void subscribe(Pattern pattern) {
+        subscribe(pattern, null);
+    }
+
+    @Override
     public void subscribe(Pattern pattern, ConsumerRebalanceListener listener) {
         acquire();
         try {
+            if (pattern == null || pattern.pattern().isEmpty()) {
+                throw new IllegalArgumentException("Topic pattern to subscribe to cannot be " + (pattern == null ? "null" : "empty"));
+            }
             if (group == null) {
                 throw requiresGroup("subscribe");
             }
@@ -263,11 +300,20 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
     public void unsubscribe() {
         acquire();
         try {
-            fetcher.clearBufferedFor(subscriptions.assignedPartitions());
-            subscriptions.unsubscribe();
+            unsubscribeHeld();
         } finally {
             release();
         }
+    }
+
+    /** Leaves the group (revoking through the listener) and drops the subscription; the caller holds the consumer. */
+    private void unsubscribeHeld() {
+        if (group != null && (subscriptions.type() == SubscriptionState.Type.AUTO_TOPICS
+            || subscriptions.type() == SubscriptionState.Type.AUTO_PATTERN)) {
+            group.leave();
+        }
+        fetcher.clearBufferedFor(subscriptions.assignedPartitions());
+        subscriptions.unsubscribe();
     }
 
     // ---- poll ----
@@ -376,14 +422,15 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
         commitSync(offsets, Duration.ofMillis(defaultApiTimeoutMs));
     }
 
-    private void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
+    @Override
+    public void commitSync(Map<TopicPartition, OffsetAndMetadata> offsets, Duration timeout) {
         acquire();
         try {
             if (group == null) {
                 throw requiresGroup("commitSync");
             }
+            // The membership tells the interceptors (onCommit) once the coordinator has the offsets.
             group.commit(offsets).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            onCommit(offsets);
         } catch (InterruptedException e) {
             throw new InterruptException(e);
         } catch (ExecutionException e) {
@@ -414,9 +461,6 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
             }
             group.commit(offsets).whenComplete((v, e) -> {
                 Exception error = e == null ? null : GrpcErrors.toException(e, "group coordinator");
-                if (error == null) {
-                    onCommit(offsets);
-                }
                 if (callback != null) {
                     callback.onComplete(offsets, error);
                 }
@@ -454,7 +498,12 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
             if (group == null) {
                 throw requiresGroup("committed");
             }
-            return group.fetchCommitted(partitions, time.hiResMilliseconds() + defaultApiTimeoutMs);
+            Map<TopicPartition, OffsetAndMetadata> found = group.fetchCommitted(partitions,
+                time.hiResMilliseconds() + defaultApiTimeoutMs);
+            // As in Kafka: every partition asked about is a key, null when the group has no offset for it.
+            Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+            partitions.forEach(tp -> out.put(tp, found.get(tp)));
+            return out;
         } finally {
             release();
         }
@@ -659,16 +708,20 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
         }
         acquire();
         try {
-            closed = true;
+            // Leave the group while still open: the listener's onPartitionsRevoked may commit through this consumer.
             if (group != null) {
                 group.close();
             }
-            interceptors.forEach(ConsumerInterceptor::close);
-            keyDeserializer.close();
-            valueDeserializer.close();
-            pool.close();
         } finally {
-            release();
+            closed = true;
+            try {
+                interceptors.forEach(ConsumerInterceptor::close);
+                keyDeserializer.close();
+                valueDeserializer.close();
+                pool.close();
+            } finally {
+                release();
+            }
         }
     }
 

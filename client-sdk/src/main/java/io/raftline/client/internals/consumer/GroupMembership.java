@@ -9,8 +9,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The seam where consumer-group membership plugs into the consumer: joining and heartbeating with the group
  * coordinator, receiving assignments (written into {@link SubscriptionState#assignFromSubscribed}), auto-commit, and
- * committing and fetching offsets. The consumer calls it from its polling thread only. Until an implementation
- * exists, a consumer has none and the group operations refuse with a clear {@code IllegalStateException}.
+ * committing and fetching offsets. The consumer calls it from its polling thread only. A consumer without
+ * {@code group.id} has none, and the group operations refuse with a clear {@code IllegalStateException}.
  */
 public interface GroupMembership extends AutoCloseable {
 
@@ -22,6 +22,9 @@ public interface GroupMembership extends AutoCloseable {
 
     /** The committed offsets of these partitions (absent: none), waiting up to {@code deadlineMs}. */
     Map<TopicPartition, OffsetAndMetadata> fetchCommitted(Set<TopicPartition> partitions, long deadlineMs);
+
+    /** Leaves the group now (unsubscribe): the partitions are revoked through the listener first. */
+    void leave();
 
     /** Leaves the group (committing first when auto-commit is on). */
     @Override

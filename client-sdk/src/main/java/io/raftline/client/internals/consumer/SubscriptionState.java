@@ -31,6 +31,8 @@ public final class SubscriptionState {
         Integer positionEpoch;
         boolean paused;
         OffsetResetStrategy resetPending;
+        /** Assigned by a group: the position comes from the group's committed offset once it is fetched. */
+        boolean awaitingCommitted;
         long highWatermark = -1;
         long logStartOffset = -1;
     }
@@ -147,7 +149,7 @@ public final class SubscriptionState {
     public List<TopicPartition> fetchablePartitions() {
         List<TopicPartition> out = new ArrayList<>();
         assignment.forEach((tp, s) -> {
-            if (!s.paused && s.position != null && s.resetPending == null) {
+            if (!s.paused && s.position != null && s.resetPending == null && !s.awaitingCommitted) {
                 out.add(tp);
             }
         });
@@ -158,7 +160,37 @@ public final class SubscriptionState {
     public List<TopicPartition> partitionsNeedingReset() {
         List<TopicPartition> out = new ArrayList<>();
         assignment.forEach((tp, s) -> {
-            if (s.position == null || s.resetPending != null) {
+            if (s.resetPending != null || (s.position == null && !s.awaitingCommitted)) {
+                out.add(tp);
+            }
+        });
+        return out;
+    }
+
+    /**
+     * Marks a partition whose position is to come from the group's committed offset: it is neither fetched nor reset
+     * by {@code auto.offset.reset} until {@link #seek} sets it or {@link #committedNotFound} says there is none.
+     */
+    public void awaitCommitted(TopicPartition tp) {
+        PartitionState s = state(tp);
+        if (s.position == null && s.resetPending == null) {
+            s.awaitingCommitted = true;
+        }
+    }
+
+    /** The group has no committed offset for {@code tp}: {@code auto.offset.reset} applies. */
+    public void committedNotFound(TopicPartition tp) {
+        PartitionState s = assignment.get(tp);
+        if (s != null) {
+            s.awaitingCommitted = false;
+        }
+    }
+
+    /** Partitions waiting for their committed offset. */
+    public Set<TopicPartition> partitionsAwaitingCommitted() {
+        Set<TopicPartition> out = new LinkedHashSet<>();
+        assignment.forEach((tp, s) -> {
+            if (s.awaitingCommitted) {
                 out.add(tp);
             }
         });
@@ -178,7 +210,9 @@ public final class SubscriptionState {
 
     /** Asks for the position to be reset with {@code strategy} before the next fetch. */
     public void requestReset(TopicPartition tp, OffsetResetStrategy strategy) {
-        state(tp).resetPending = strategy;
+        PartitionState s = state(tp);
+        s.resetPending = strategy;
+        s.awaitingCommitted = false;
     }
 
     /** Sets the position (a seek, a reset, or progress). */
@@ -187,6 +221,12 @@ public final class SubscriptionState {
         s.position = offset;
         s.positionEpoch = epoch;
         s.resetPending = null;
+        s.awaitingCommitted = false;
+    }
+
+    /** The leader epoch that goes with the position, or null when unknown. */
+    public Integer positionEpoch(TopicPartition tp) {
+        return state(tp).positionEpoch;
     }
 
     /** The position, or null when it is not known yet. */
