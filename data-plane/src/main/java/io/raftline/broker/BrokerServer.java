@@ -65,6 +65,8 @@ public final class BrokerServer implements AutoCloseable {
     private ExecutorGroupScheduler groupScheduler;
     private ExecutorService groupLoader;
     private volatile boolean caughtUp;
+    /** Serialises metadata application between the follower's thread and the catch-up timer. */
+    private final Object metadataLock = new Object();
 
     public BrokerServer(ServerConfig config, String clusterId, Time time, MeterRegistry registry) {
         this.config = config;
@@ -154,28 +156,52 @@ public final class BrokerServer implements AutoCloseable {
         }
         replicaManager.startup();
         metadata.start();
+        scheduler.scheduleWithFixedDelay(this::checkCaughtUp, 100, 100, TimeUnit.MILLISECONDS);
         LOG.info("broker {} listening on {} (advertised {})", brokerId, listener, advertised);
     }
 
-    /** On the follower's thread: every committed metadata change, in order. */
+    /**
+     * On the follower's thread: every committed metadata change, in order. Until the image has reached the quorum's
+     * commit index nothing is applied (a half-read log must not make this broker drop replicas it should keep); at
+     * that point the whole image is applied once. The check also runs on a timer, since the commit index can move
+     * past the image without a further change arriving (a quiet cluster).
+     */
     private void onMetadataUpdate(MetadataDelta delta, MetadataImage image) {
-        try {
-            if (!caughtUp) {
-                long commit = metadata.follower().quorumCommitIndex();
-                if (commit <= 0 || image.index() < commit) {
+        synchronized (metadataLock) {
+            try {
+                if (!caughtUp) {
+                    maybeCatchUp(image);
                     return;
                 }
-                caughtUp = true;
-                LOG.info("broker {} caught up with the metadata at index {}", config.nodeId(), image.index());
-                replicaManager.deleteStrayLogs(image);
-                MetadataDelta everything = MetadataDelta.replayAll(MetadataImage.EMPTY, image.index(), image.toRecords());
-                replicaManager.applyDelta(everything, image);
-                return;
+                replicaManager.applyDelta(delta, image);
+            } catch (RuntimeException e) {
+                LOG.error("broker {} failed to apply metadata at index {}", config.nodeId(), image.index(), e);
             }
-            replicaManager.applyDelta(delta, image);
-        } catch (RuntimeException e) {
-            LOG.error("broker {} failed to apply metadata at index {}", config.nodeId(), image.index(), e);
         }
+    }
+
+    private void checkCaughtUp() {
+        synchronized (metadataLock) {
+            if (!caughtUp) {
+                try {
+                    maybeCatchUp(metadata.follower().currentImage());
+                } catch (RuntimeException e) {
+                    LOG.error("broker {} failed to apply the metadata image", config.nodeId(), e);
+                }
+            }
+        }
+    }
+
+    private void maybeCatchUp(MetadataImage image) {
+        long commit = metadata.follower().quorumCommitIndex();
+        if (commit <= 0 || image.index() < commit) {
+            return;
+        }
+        caughtUp = true;
+        LOG.info("broker {} caught up with the metadata at index {}", config.nodeId(), image.index());
+        replicaManager.deleteStrayLogs(image);
+        MetadataDelta everything = MetadataDelta.replayAll(MetadataImage.EMPTY, image.index(), image.toRecords());
+        replicaManager.applyDelta(everything, image);
     }
 
     /** Null when ready: caught up with the metadata and unfenced; otherwise why not. */
