@@ -57,6 +57,7 @@ class GroupsIT {
             .config("group.initial.rebalance.delay.ms", "0")
             .config("offsets.topic.num.partitions", "6")
             .config("offsets.topic.replication.factor", "3")
+            .config("replica.lag.time.max.ms", "3000")
             .start();
         Properties p = new Properties();
         p.setProperty("bootstrap.servers", cluster.bootstrap());
@@ -296,7 +297,8 @@ class GroupsIT {
         json(cli.run("groups", "reset-offsets", "--group", "cli-g", "--topic", "cli-g-topic", "--to-earliest", "--execute",
             "--output", "json"));
         assertThat(committedTotal("cli-g")).isZero();
-        json(cli.run("groups", "reset-offsets", "--group", "cli-g", "--topic", "cli-g-topic", "--to-latest", "--execute"));
+        json(cli.run("groups", "reset-offsets", "--group", "cli-g", "--topic", "cli-g-topic", "--to-latest", "--execute",
+            "--output", "json"));
         assertThat(committedTotal("cli-g")).isEqualTo(30);
         json(cli.run("groups", "reset-offsets", "--group", "cli-g", "--topic", "cli-g-topic", "--to-offset", "2", "--execute",
             "--output", "json"));
