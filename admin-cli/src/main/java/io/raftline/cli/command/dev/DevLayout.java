@@ -152,6 +152,8 @@ final class DevLayout {
             + "controller.bootstrap.servers=" + controllers + "\n"
             + "default.replication.factor=" + rf + "\n"
             + "offsets.topic.replication.factor=" + rf + "\n"
-            + "min.insync.replicas=1\n";
+            + "min.insync.replicas=1\n"
+            // As Kafka's shipped development config: a lone consumer starts at once instead of waiting 3 s.
+            + "group.initial.rebalance.delay.ms=0\n";
     }
 }
