@@ -14,8 +14,10 @@ final class StorageTool {
     private StorageTool() {
     }
 
+    /** The id is the last line: JVM options in RAFTLINE_OPTS (a JFR recording, say) may print before it. */
     static String randomUuid(Path home) throws IOException, InterruptedException {
-        return run(home, List.of("storage", "random-uuid"), null).strip();
+        String[] lines = run(home, List.of("storage", "random-uuid"), null).strip().split("\\R");
+        return lines[lines.length - 1].strip();
     }
 
     static void format(Path home, Path config, String clusterId, Path logDir) throws IOException, InterruptedException {
