@@ -22,6 +22,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -62,7 +64,7 @@ class RebalanceTimeBenchTest {
     /** A consumer polling every 100 ms, tracking when it held nothing. */
     private static final class Consumer implements GroupHost, GroupRebalanceListener {
         final ConsumerCoordinator client;
-        final Thread poller;
+        final ScheduledExecutorService poller;
         final int port;
         volatile boolean running = true;
         final AtomicLong emptySinceMs = new AtomicLong(-1);
@@ -73,20 +75,21 @@ class RebalanceTimeBenchTest {
             this.port = port;
             client = new ConsumerCoordinator(new GroupMembershipConfig("bench", name, 45_000, 3000, 300_000, 30_000, 100),
                 this, this, List.of(ConsumerPartitionAssignor.forName(assignor)), SystemTime.INSTANCE);
-            poller = new Thread(() -> {
-                while (running) {
-                    try {
+            // The application's poll loop: poll, then again 5 ms later.
+            poller = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "bench-" + name);
+                t.setDaemon(true);
+                return t;
+            });
+            poller.scheduleWithFixedDelay(() -> {
+                try {
+                    if (running) {
                         client.poll(100);
-                        Thread.sleep(5);
-                    } catch (InterruptedException e) {
-                        return;
-                    } catch (RuntimeException e) {
-                        System.err.println(name + ": " + e);
                     }
+                } catch (RuntimeException e) {
+                    System.err.println(name + ": " + e);
                 }
-            }, "bench-" + name);
-            poller.setDaemon(true);
-            poller.start();
+            }, 0, 5, TimeUnit.MILLISECONDS);
         }
 
         @Override
@@ -121,8 +124,8 @@ class RebalanceTimeBenchTest {
 
         void close() throws InterruptedException {
             running = false;
-            poller.interrupt();
-            poller.join();
+            poller.shutdown();
+            poller.awaitTermination(5, TimeUnit.SECONDS);
             client.close(5000);
         }
     }

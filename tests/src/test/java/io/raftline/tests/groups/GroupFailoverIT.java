@@ -22,6 +22,8 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -159,27 +161,28 @@ class GroupFailoverIT {
         }
         Map<TopicPartition, Long> highest = new ConcurrentHashMap<>();
         List<String> wentBack = new CopyOnWriteArrayList<>();
-        Thread watcher = new Thread(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
-                try {
-                    Map<TopicPartition, OffsetAndMetadata> now = admin.listConsumerGroupOffsets(group).get(10, TimeUnit.SECONDS);
-                    now.forEach((tp, o) -> {
-                        Long before = highest.get(tp);
-                        if (before != null && o.offset() < before) {
-                            wentBack.add(tp + ": " + before + " -> " + o.offset());
-                        }
-                        highest.merge(tp, o.offset(), Math::max);
-                    });
-                    Thread.sleep(200);
-                } catch (InterruptedException e) {
-                    return;
-                } catch (Exception e) {
-                    // the coordinator is moving: ask again
-                }
+        // Samples the committed offsets every 200 ms (a periodic check, not a wait).
+        ScheduledExecutorService watcher = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "offset-watcher");
+            t.setDaemon(true);
+            return t;
+        });
+        watcher.scheduleWithFixedDelay(() -> {
+            try {
+                Map<TopicPartition, OffsetAndMetadata> now = admin.listConsumerGroupOffsets(group).get(10, TimeUnit.SECONDS);
+                now.forEach((tp, o) -> {
+                    Long before = highest.get(tp);
+                    if (before != null && o.offset() < before) {
+                        wentBack.add(tp + ": " + before + " -> " + o.offset());
+                    }
+                    highest.merge(tp, o.offset(), Math::max);
+                });
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (Exception e) {
+                // the coordinator is moving: ask again at the next tick
             }
-        }, "offset-watcher");
-        watcher.setDaemon(true);
-        watcher.start();
+        }, 0, 200, TimeUnit.MILLISECONDS);
         try {
             TestCluster.await(() -> consumers.stream().allMatch(c -> c.assignedCount() == 2), Duration.ofSeconds(60),
                 "three members with two partitions each: " + consumers.stream().map(ConsumerProcess::assignment).toList());
@@ -227,7 +230,7 @@ class GroupFailoverIT {
             assertThat(wentBack).as("committed offsets that went backwards").isEmpty();
             coordinatorNode.start();
         } finally {
-            watcher.interrupt();
+            watcher.shutdownNow();
             consumers.forEach(ConsumerProcess::close);
         }
     }
