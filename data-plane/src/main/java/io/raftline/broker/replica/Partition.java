@@ -13,11 +13,9 @@ import io.raftline.record.Records;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 
@@ -149,6 +147,7 @@ public final class Partition {
      * this was a new epoch.
      */
     public boolean makeLeader(Uuid id, PartitionRegistration reg, Log partitionLog, long initialHighWatermark) {
+        List<PendingAck> committed;
         List<PendingAck> failed;
         boolean newEpoch;
         synchronized (lock) {
@@ -183,9 +182,10 @@ public final class Partition {
                 }
                 followers.keySet().retainAll(reg.replicas());
             }
-            maybeIncrementHighWatermarkLocked();
+            committed = maybeIncrementHighWatermarkLocked();
             failed = failPendingIfNotEnoughIsrLocked();
         }
+        completeCommitted(committed);
         completeAll(failed, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
         onDataChange.run();
         return newEpoch;
@@ -234,6 +234,7 @@ public final class Partition {
      */
     public AppendResult appendAsLeader(ByteBuffer records, int requiredAcks) {
         AppendResult result;
+        List<PendingAck> committed;
         synchronized (lock) {
             Log l = log;
             if (!leader || l == null) {
@@ -266,9 +267,10 @@ public final class Partition {
             for (RecordBatch batch : Records.batches(records)) {
                 producerState.update(batch, batch.baseOffset(), batch.lastOffset());
             }
-            maybeIncrementHighWatermarkLocked();
+            committed = maybeIncrementHighWatermarkLocked();
             result = new AppendResult(info.firstOffset(), info.lastOffset(), info.logAppendTimeMs(), l.logStartOffset());
         }
+        completeCommitted(committed);
         onDataChange.run();
         return result;
     }
@@ -338,7 +340,7 @@ public final class Partition {
 
     /** Records a follower's fetch position; may advance the high watermark. */
     public void updateFollowerFetchState(int replicaId, long fetchOffset) {
-        List<PendingAck> done;
+        List<PendingAck> committed;
         boolean advanced;
         synchronized (lock) {
             FollowerState state = followers.get(replicaId);
@@ -347,13 +349,10 @@ public final class Partition {
             }
             state.onFetch(fetchOffset, log.logEndOffset(), time.milliseconds());
             long before = highWatermark;
-            maybeIncrementHighWatermarkLocked();
+            committed = maybeIncrementHighWatermarkLocked();
             advanced = highWatermark > before;
-            done = advanced ? completeUpToLocked(highWatermark) : List.of();
         }
-        for (PendingAck ack : done) {
-            ack.future().complete(isr.size() >= ack.minIsr() ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
-        }
+        completeCommitted(committed);
         if (advanced) {
             onDataChange.run();
         }
@@ -367,29 +366,42 @@ public final class Partition {
         }
     }
 
-    private void maybeIncrementHighWatermarkLocked() {
+    /**
+     * Advances the high watermark to the minimum log end offset over the ISR and any ISR change in flight. Returns
+     * the acks=all waiters it made committable; the caller completes them with {@link #completeCommitted} once it has
+     * released the lock, so no produce response is sent while the partition is locked.
+     */
+    private List<PendingAck> maybeIncrementHighWatermarkLocked() {
         if (!leader || log == null) {
-            return;
+            return List.of();
         }
-        long newHw = log.logEndOffset();
-        Set<Integer> members = new LinkedHashSet<>(isr);
+        long newHw = minEndOffset(log.logEndOffset(), isr);
         if (pendingIsr != null) {
-            members.addAll(pendingIsr);
+            newHw = minEndOffset(newHw, pendingIsr);
         }
+        if (newHw <= highWatermark) {
+            return List.of();
+        }
+        setHighWatermarkLocked(newHw);
+        return completeUpToLocked(newHw);
+    }
+
+    private long minEndOffset(long start, List<Integer> members) {
+        long min = start;
         for (int replica : members) {
-            if (replica == localBrokerId) {
-                continue;
+            if (replica != localBrokerId) {
+                FollowerState state = followers.get(replica);
+                min = Math.min(min, Math.max(state == null ? -1 : state.logEndOffset, 0));
             }
-            FollowerState state = followers.get(replica);
-            long leo = state == null ? -1 : state.logEndOffset;
-            newHw = Math.min(newHw, Math.max(leo, 0));
         }
-        if (newHw > highWatermark) {
-            setHighWatermarkLocked(newHw);
-            List<PendingAck> done = completeUpToLocked(newHw);
-            for (PendingAck ack : done) {
-                ack.future().complete(isr.size() >= ack.minIsr() ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
-            }
+        return min;
+    }
+
+    /** Completes committed waiters: NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below their minimum. */
+    private void completeCommitted(List<PendingAck> committed) {
+        int isrSize = isr.size();
+        for (PendingAck ack : committed) {
+            ack.future().complete(isrSize >= ack.minIsr() ? ErrorCode.NONE : ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
         }
     }
 
@@ -488,6 +500,7 @@ public final class Partition {
 
     /** The controller answered an ISR change: take its ISR (or drop the proposal when refused). */
     public void completeIsrChange(IsrChange change, List<Integer> committedIsr, int newPartitionEpoch, boolean accepted) {
+        List<PendingAck> committed;
         List<PendingAck> failed;
         synchronized (lock) {
             if (pendingIsr == null || !pendingIsr.equals(change.newIsr())) {
@@ -498,9 +511,10 @@ public final class Partition {
                 isr = List.copyOf(committedIsr);
                 partitionEpoch = newPartitionEpoch;
             }
-            maybeIncrementHighWatermarkLocked();
+            committed = maybeIncrementHighWatermarkLocked();
             failed = failPendingIfNotEnoughIsrLocked();
         }
+        completeCommitted(committed);
         completeAll(failed, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
         onDataChange.run();
     }
