@@ -16,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
@@ -67,6 +68,7 @@ public final class MetadataStateMachine extends BaseStateMachine {
     private final EntryCache cache;
     private final List<CommitListener> listeners = new CopyOnWriteArrayList<>();
     private final List<LeadershipListener> leadershipListeners = new CopyOnWriteArrayList<>();
+    private final AtomicLong leaderChanges = new AtomicLong();
     private volatile MetadataImage image = MetadataImage.EMPTY;
     private volatile long snapshotIndex;
 
@@ -230,7 +232,15 @@ public final class MetadataStateMachine extends BaseStateMachine {
 
     @Override
     public void notifyLeaderChanged(RaftGroupMemberId groupMemberId, RaftPeerId newLeaderId) {
+        if (newLeaderId != null) {
+            leaderChanges.incrementAndGet();
+        }
         leadershipListeners.forEach(LeadershipListener::onLeadershipChange);
+    }
+
+    /** How many times this node has seen the quorum elect a leader (a new term's leader becoming known). */
+    public long leaderChanges() {
+        return leaderChanges.get();
     }
 
     @Override

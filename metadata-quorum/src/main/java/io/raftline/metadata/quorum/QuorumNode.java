@@ -1,7 +1,10 @@
 package io.raftline.metadata.quorum;
 
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import io.raftline.common.Time;
 import io.raftline.metadata.controller.ControllerConfig;
 import io.raftline.metadata.image.BrokerRegistration;
@@ -10,8 +13,10 @@ import io.raftline.protocol.metadata.Endpoint;
 import java.io.Closeable;
 import java.io.IOException;
 import java.security.SecureRandom;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +36,7 @@ public final class QuorumNode implements Closeable {
     private final MetadataStreams streams;
     private final ControllerServer server;
     private final List<Gauge> gauges = new ArrayList<>();
+    private final List<Meter> meters = new ArrayList<>();
     private final MeterRegistry registry;
 
     private QuorumNode(QuorumConfig config, MetadataStateMachine stateMachine, QuorumServer quorum, ActiveController controller,
@@ -88,6 +94,23 @@ public final class QuorumNode implements Closeable {
             sm -> sm.image().brokers().values().stream().filter(BrokerRegistration::fenced).count())
             .description("fenced brokers in this node's metadata").tag("node", Integer.toString(config.nodeId()))
             .register(registry));
+        gauges.add(Gauge.builder("raftline.quorum.term", quorum, QuorumServer::term)
+            .description("Raft term this node is in").register(registry));
+        gauges.add(Gauge.builder("raftline.quorum.leader", quorum, QuorumServer::leaderId)
+            .description("Node id of the quorum leader this node knows, -1 when none").register(registry));
+        gauges.add(Gauge.builder("raftline.quorum.commit.index", quorum, QuorumServer::commitIndex)
+            .description("Raft commit index on this node").register(registry));
+        FunctionCounter elections = FunctionCounter.builder("raftline.quorum.leader.elections", stateMachine,
+                MetadataStateMachine::leaderChanges)
+            .description("Quorum leaders this node has seen elected").register(registry);
+        Timer commitLatency = Timer.builder("raftline.quorum.commit.latency")
+            .description("From a controller write's submit to its commit, on the active controller")
+            .publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(10))
+            .register(registry);
+        quorum.onCommitLatency(nanos -> commitLatency.record(nanos, TimeUnit.NANOSECONDS));
+        meters.add(elections);
+        meters.add(commitLatency);
     }
 
     public int nodeId() {
@@ -124,7 +147,10 @@ public final class QuorumNode implements Closeable {
     /** Stops the gRPC service, the controller and Ratis (Ratis's close takes about a second). */
     @Override
     public void close() throws IOException {
-        gauges.forEach(g -> registry.remove(g));
+        if (registry != null) {
+            gauges.forEach(registry::remove);
+            meters.forEach(registry::remove);
+        }
         server.close();
         controller.close();
         streams.close();

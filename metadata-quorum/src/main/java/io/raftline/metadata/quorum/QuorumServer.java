@@ -14,6 +14,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
@@ -51,6 +52,7 @@ public final class QuorumServer implements Closeable {
     private final RaftGroupId groupId;
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
+    private volatile LongConsumer commitLatencyNanos = nanos -> { };
     private RaftProperties properties;
     private RaftServer server;
     private RaftServer.Division division;
@@ -194,7 +196,16 @@ public final class QuorumServer implements Closeable {
         RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(server.getId())
             .setGroupId(groupId).setCallId(callIds.incrementAndGet()).setMessage(Message.valueOf(ByteString.copyFrom(batch)))
             .setType(RaftClientRequest.writeRequestType()).setTimeoutMs(config.requestTimeoutMs()).build();
-        return submit(request).thenApply(RaftClientReply::getLogIndex);
+        long start = System.nanoTime();
+        return submit(request).thenApply(reply -> {
+            commitLatencyNanos.accept(System.nanoTime() - start);
+            return reply.getLogIndex();
+        });
+    }
+
+    /** Where {@link #append} reports, for every committed entry, the nanoseconds from submit to commit. */
+    public void onCommitLatency(LongConsumer nanos) {
+        this.commitLatencyNanos = nanos;
     }
 
     /**

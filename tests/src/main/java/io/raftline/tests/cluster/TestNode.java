@@ -169,6 +169,11 @@ public final class TestNode {
         return httpStatus("/ready") == 200;
     }
 
+    /** The HTTP status of GET /ready: 200 ready, 503 not yet, -1 while the listener is not up. */
+    public int readyStatus() {
+        return httpStatus("/ready");
+    }
+
     /** The body of GET /metrics. */
     public String scrapeMetrics() {
         try {
