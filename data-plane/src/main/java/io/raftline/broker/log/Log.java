@@ -240,7 +240,7 @@ public final class Log {
         previous.onBecomeInactive();
         LogSegment next = LogSegment.create(dir, baseOffset, config, now);
         segments.put(baseOffset, next);
-        LOG.debug("{}: rolled to segment {} after {}", topicPartition(), baseOffset, previous);
+        LOG.info("{}: rolled to a new segment at offset {} after {}", topicPartition(), baseOffset, previous);
         try {
             scheduler.execute(() -> {
                 try {
