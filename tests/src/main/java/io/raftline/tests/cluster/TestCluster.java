@@ -1,5 +1,6 @@
 package io.raftline.tests.cluster;
 
+import io.raftline.client.admin.Admin;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -13,6 +14,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Properties;
 import java.util.StringJoiner;
 import java.util.UUID;
 import java.util.function.BooleanSupplier;
@@ -74,6 +76,7 @@ public final class TestCluster implements AutoCloseable {
     }
 
     private final Path root;
+    private Admin admin;
     private final Builder spec;
     private final Map<Integer, TestNode> nodes = new LinkedHashMap<>();
     private final String clusterId;
@@ -145,6 +148,24 @@ public final class TestCluster implements AutoCloseable {
         return joiner.toString();
     }
 
+    /**
+     * One Admin client over this cluster's brokers, created on first use and closed with the cluster, so test
+     * classes share it instead of each wiring their own.
+     */
+    public synchronized Admin admin() {
+        if (admin == null) {
+            admin = Admin.create(clientProperties());
+        }
+        return admin;
+    }
+
+    /** Client properties with {@code bootstrap.servers} set to this cluster's brokers. */
+    public Properties clientProperties() {
+        Properties props = new Properties();
+        props.setProperty("bootstrap.servers", bootstrap());
+        return props;
+    }
+
     public TestNode node(int id) {
         TestNode node = nodes.get(id);
         if (node == null) {
@@ -208,6 +229,12 @@ public final class TestCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        synchronized (this) {
+            if (admin != null) {
+                admin.close();
+                admin = null;
+            }
+        }
         for (TestNode node : nodes.values()) {
             node.kill();
         }

@@ -37,16 +37,11 @@ class MetricsIT {
     @BeforeAll
     static void start() {
         cluster = TestCluster.builder().combined(3).config("replica.lag.time.max.ms", "3000").start();
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", cluster.bootstrap());
-        admin = Admin.create(props);
+        admin = cluster.admin();
     }
 
     @AfterAll
     static void stop() {
-        if (admin != null) {
-            admin.close();
-        }
         if (cluster != null) {
             cluster.close();
         }
@@ -84,8 +79,7 @@ class MetricsIT {
     }
 
     private static RaftlineProducer<byte[], byte[]> producer() {
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", cluster.bootstrap());
+        Properties props = cluster.clientProperties();
         props.setProperty("acks", "all");
         props.setProperty("compression.type", "none");
         return new RaftlineProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer());

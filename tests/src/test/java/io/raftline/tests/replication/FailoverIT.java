@@ -38,16 +38,11 @@ class FailoverIT {
     @BeforeAll
     static void start() {
         cluster = TestCluster.builder().combined(3).config("replica.lag.time.max.ms", "3000").start();
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", cluster.bootstrap());
-        admin = Admin.create(props);
+        admin = cluster.admin();
     }
 
     @AfterAll
     static void stop() {
-        if (admin != null) {
-            admin.close();
-        }
         if (cluster != null) {
             cluster.close();
         }

@@ -42,16 +42,11 @@ class SplitRolesIT {
     @BeforeAll
     static void start() {
         cluster = TestCluster.builder().split(3, 3).start();
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", cluster.bootstrap());
-        admin = Admin.create(props);
+        admin = cluster.admin();
     }
 
     @AfterAll
     static void stop() {
-        if (admin != null) {
-            admin.close();
-        }
         if (cluster != null) {
             cluster.close();
         }
