@@ -77,6 +77,7 @@ public final class QuorumNode implements Closeable {
             quorum.close();
             throw e;
         }
+        stateMachine.addCommitListener(new ControllerEventLog(controller::isActive));
         QuorumNode node = new QuorumNode(config, stateMachine, quorum, controller, streams, server, registry);
         node.registerMetrics();
         LOG.info("quorum node {} started: quorum {}:{}, controller {}:{}", config.nodeId(), config.quorumHost(),
