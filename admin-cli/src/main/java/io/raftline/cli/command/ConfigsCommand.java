@@ -26,7 +26,9 @@ import picocli.CommandLine.Option;
 
 /** {@code raftline configs}: describe and alter topic and broker configs. */
 @Command(name = "configs", description = "Describes and alters topic and broker configs.", mixinStandardHelpOptions = true,
-    subcommands = {ConfigsCommand.Describe.class, ConfigsCommand.Alter.class})
+    subcommands = {ConfigsCommand.Describe.class, ConfigsCommand.Alter.class},
+    footer = {"", "Examples:", "  raftline configs describe --entity-type broker --entity-name 1",
+        "  raftline configs alter --entity-type topic --entity-name orders --add-config retention.ms=3600000"})
 public final class ConfigsCommand {
 
     /** The entity both subcommands name. */

@@ -41,7 +41,9 @@ import picocli.CommandLine.Option;
 @Command(name = "topics", description = "Creates, lists, describes, alters and deletes topics.",
     mixinStandardHelpOptions = true,
     subcommands = {TopicsCommand.Create.class, TopicsCommand.ListTopics.class, TopicsCommand.Describe.class,
-        TopicsCommand.Alter.class, TopicsCommand.Delete.class})
+        TopicsCommand.Alter.class, TopicsCommand.Delete.class},
+    footer = {"", "Examples:", "  raftline topics create --topic orders --partitions 6 --replication-factor 3",
+        "  raftline topics describe --under-replicated-partitions"})
 public final class TopicsCommand {
 
     /** How long `describe` waits for a leader's offsets before printing null. */
