@@ -239,8 +239,9 @@ public final class TopicsCommand {
             nodes.forEach(n -> array.add(n.id()));
         }
 
+        /** Ids comma-separated; null (a "-" cell, so the column stays readable) for none, e.g. an empty OSR. */
         private static String join(List<Node> nodes) {
-            return nodes.stream().map(n -> Integer.toString(n.id())).collect(Collectors.joining(","));
+            return nodes.isEmpty() ? null : nodes.stream().map(n -> Integer.toString(n.id())).collect(Collectors.joining(","));
         }
     }
 
