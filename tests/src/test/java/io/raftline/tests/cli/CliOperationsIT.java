@@ -42,6 +42,17 @@ class CliOperationsIT {
     static void start() {
         cluster = TestCluster.builder().combined(3).config("auto.leader.rebalance.enable", "false").start();
         cli = new Cli(cluster.bootstrap());
+        // /ready can answer before every broker has registered with the controller (slow on a loaded machine)
+        awaitAllBrokersActive();
+    }
+
+    private static void awaitAllBrokersActive() {
+        TestCluster.await(() -> cli.run("brokers", "list", "--output", "json").out().split("\"state\":\"active\"").length
+            == cluster.nodes().size() + 1, SETTLE, "every broker to be registered and active");
+    }
+
+    private static void ok(Cli.Result r) {
+        assertThat(r.exitCode()).as(r.toString()).isZero();
     }
 
     @AfterAll
@@ -136,10 +147,8 @@ class CliOperationsIT {
         int y = cluster.nodes().stream().map(TestNode::id).filter(id -> id != x).findFirst().orElseThrow();
         Cli viaY = new Cli("127.0.0.1:" + cluster.node(y).brokerPort());
 
-        assertThat(cli.run("topics", "create", "--topic", "moves", "--partitions", "1", "--replication-factor", "1").exitCode())
-            .isZero();
-        assertThat(cli.run("topics", "create", "--topic", "only-on-x", "--partitions", "1", "--replication-factor", "1")
-            .exitCode()).isZero();
+        ok(cli.run("topics", "create", "--topic", "moves", "--partitions", "1", "--replication-factor", "1"));
+        ok(cli.run("topics", "create", "--topic", "only-on-x", "--partitions", "1", "--replication-factor", "1"));
 
         // --generate: an even plan over the brokers given, as a plan file --execute takes
         JsonNode generated = json(cli.run("reassign", "--generate", "--topics", "moves,only-on-x", "--brokers", x + "," + y));
@@ -226,8 +235,7 @@ class CliOperationsIT {
         } finally {
             cluster.node(x).start();
         }
-        TestCluster.await(() -> cli.run("brokers", "list", "--output", "json").out().split("\"state\":\"active\"").length == 4,
-            SETTLE, "broker " + x + " to be active again");
+        awaitAllBrokersActive();
 
         Path both = plan("both-again", "moves", List.of(y, x));
         json(cli, "reassign", "--plan", both.toString(), "--execute");
@@ -272,7 +280,7 @@ class CliOperationsIT {
 
     @Test
     void configsAlterAndDescribeForTopicsAndBrokers() throws Exception {
-        assertThat(cli.run("topics", "create", "--topic", "configured", "--partitions", "1").exitCode()).isZero();
+        ok(cli.run("topics", "create", "--topic", "configured", "--partitions", "1"));
         JsonNode altered = json(cli, "configs", "alter", "--entity-type", "topic", "--entity-name", "configured",
             "--add-config", "retention.ms=3600000,cleanup.policy=compact");
         assertThat(altered.get("ok").asBoolean()).isTrue();
@@ -326,8 +334,7 @@ class CliOperationsIT {
 
     @Test
     void jsonShapesAndTablesFollowTheContract() throws Exception {
-        assertThat(cli.run("topics", "create", "--topic", "shapes", "--partitions", "3", "--replication-factor", "3")
-            .exitCode()).isZero();
+        ok(cli.run("topics", "create", "--topic", "shapes", "--partitions", "3", "--replication-factor", "3"));
         JsonNode list = json(cli, "topics", "list");
         assertThat(fields(list)).containsExactly("topics");
         for (JsonNode t : list.get("topics")) {
@@ -365,8 +372,7 @@ class CliOperationsIT {
 
     @Test
     void perfPrintsProgressAndSummaries() throws Exception {
-        assertThat(cli.run("topics", "create", "--topic", "perf", "--partitions", "2", "--replication-factor", "3").exitCode())
-            .isZero();
+        ok(cli.run("topics", "create", "--topic", "perf", "--partitions", "2", "--replication-factor", "3"));
         // 1,300 records at 200/s take 6.5 s: at least one 5-second progress line, then the summary
         Cli.Result paced = cli.run("perf", "produce", "--topic", "perf", "--num-records", "1300", "--record-size", "100",
             "--throughput", "200");
@@ -417,7 +423,7 @@ class CliOperationsIT {
 
     @Test
     void errorPathsExitCodesAndVerbose() {
-        assertThat(cli.run("topics", "create", "--topic", "twice", "--partitions", "1").exitCode()).isZero();
+        ok(cli.run("topics", "create", "--topic", "twice", "--partitions", "1"));
         assertOneErrorLine(cli.run("topics", "create", "--topic", "twice", "--partitions", "1"), 1, "already exists");
         assertOneErrorLine(cli.run("topics", "describe", "--topic", "nowhere"), 1, "nowhere");
         assertOneErrorLine(cli.run("topics", "delete", "--topic", "nowhere"), 1, "nowhere");
