@@ -70,6 +70,13 @@ public final class TopicsCommand {
 
         @Override
         public Integer call() {
+            // -1 means "the broker's default" on the wire, so a negative count must be refused here, not passed on
+            if (partitions != null && partitions < 1) {
+                throw new CliException("--partitions must be at least 1, got " + partitions);
+            }
+            if (replicationFactor != null && replicationFactor < 1) {
+                throw new CliException("--replication-factor must be at least 1, got " + replicationFactor);
+            }
             try (Admin admin = options.admin()) {
                 NewTopic newTopic = new NewTopic(topic, Optional.ofNullable(partitions), Optional.ofNullable(replicationFactor))
                     .configs(configs);
@@ -264,6 +271,9 @@ public final class TopicsCommand {
         public Integer call() {
             if (partitions == null && configs.isEmpty()) {
                 throw new CliException("nothing to alter: give --partitions or --config");
+            }
+            if (partitions != null && partitions < 1) {
+                throw new CliException("--partitions must be at least 1, got " + partitions);
             }
             try (Admin admin = options.admin()) {
                 if (partitions != null) {

@@ -43,6 +43,9 @@ public final class PerfTopics implements Callable<Integer> {
         if (count < 1) {
             throw new CliException("--count must be at least 1");
         }
+        if (partitions < 1 || replicationFactor < 1) {
+            throw new CliException("--partitions and --replication-factor must be at least 1");
+        }
         Histogram micros = new Histogram(3);
         String prefix = "perf-topics-" + UUID.randomUUID().toString().substring(0, 8) + "-";
         List<String> created = new ArrayList<>();
