@@ -24,6 +24,9 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "raftline", mixinStandardHelpOptions = true, versionProvider = RaftlineCli.VersionProvider.class,
     description = "Raftline: a distributed commit log in the Kafka tradition, with a Raft metadata quorum.",
+    footer = {"", "Examples:", "  raftline dev", "  raftline topics create --topic orders --partitions 6 --replication-factor 3",
+        "  raftline topics describe --topic orders --output json", "",
+        "Shell completion: source share/bash-completion/completions/raftline"},
     subcommands = {
         RaftlineCli.ServerDoc.class,
         RaftlineCli.StorageDoc.class,
@@ -79,6 +82,9 @@ public final class RaftlineCli implements Callable<Integer> {
         cli.setOut(out);
         cli.setErr(err);
         cli.setExecutionExceptionHandler(new ErrorHandler());
+        // picocli's own `help` command: every command's --help shows an example, this one too.
+        cli.getSubcommands().get("help").getCommandSpec().usageMessage()
+            .footer("", "Example:", "  raftline help topics create");
         return cli;
     }
 

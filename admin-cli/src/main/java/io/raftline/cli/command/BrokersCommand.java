@@ -16,7 +16,8 @@ import picocli.CommandLine.Mixin;
 
 /** {@code raftline brokers list}: every registered broker; a dead one stays listed as fenced. */
 @Command(name = "brokers", description = "Lists the brokers.", mixinStandardHelpOptions = true,
-    subcommands = {BrokersCommand.ListBrokers.class})
+    subcommands = {BrokersCommand.ListBrokers.class},
+    footer = {"", "Example:", "  raftline brokers list --output json"})
 public final class BrokersCommand {
 
     @Command(name = "list", mixinStandardHelpOptions = true,

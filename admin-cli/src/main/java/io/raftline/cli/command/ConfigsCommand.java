@@ -26,7 +26,9 @@ import picocli.CommandLine.Option;
 
 /** {@code raftline configs}: describe and alter topic and broker configs. */
 @Command(name = "configs", description = "Describes and alters topic and broker configs.", mixinStandardHelpOptions = true,
-    subcommands = {ConfigsCommand.Describe.class, ConfigsCommand.Alter.class})
+    subcommands = {ConfigsCommand.Describe.class, ConfigsCommand.Alter.class},
+    footer = {"", "Examples:", "  raftline configs describe --entity-type broker --entity-name 1",
+        "  raftline configs alter --entity-type topic --entity-name orders --add-config retention.ms=3600000"})
 public final class ConfigsCommand {
 
     /** The entity both subcommands name. */
@@ -35,6 +37,16 @@ public final class ConfigsCommand {
         String type;
         @Option(names = "--entity-name", required = true, paramLabel = "N")
         String name;
+
+        /**
+         * A topic entity must exist: asked about a topic it does not know, the broker's DescribeConfigs is retried
+         * by the SDK until the API timeout, so the CLI checks first and says so at once.
+         */
+        void requireExists(Admin admin) {
+            if (resource().type() == ConfigResource.Type.TOPIC) {
+                Futures.get(admin.describeTopics(List.of(name)).allTopicNames());
+            }
+        }
 
         ConfigResource resource() {
             return switch (type.toLowerCase(Locale.ROOT)) {
@@ -60,6 +72,7 @@ public final class ConfigsCommand {
             ConfigResource resource = entity.resource();
             Config config;
             try (Admin admin = options.admin()) {
+                entity.requireExists(admin);
                 config = Futures.get(admin.describeConfigs(List.of(resource)).all()).get(resource);
             }
             List<ConfigEntry> entries = new ArrayList<>(config.entries());
@@ -108,6 +121,7 @@ public final class ConfigsCommand {
             add.forEach((k, v) -> ops.add(new AlterConfigOp(new ConfigEntry(k, v), AlterConfigOp.OpType.SET)));
             delete.forEach(k -> ops.add(new AlterConfigOp(new ConfigEntry(k, null), AlterConfigOp.OpType.DELETE)));
             try (Admin admin = options.admin()) {
+                entity.requireExists(admin);
                 Futures.get(admin.incrementalAlterConfigs(Map.of(resource, ops)).all());
             }
             PrintWriter out = spec.commandLine().getOut();

@@ -42,7 +42,8 @@ import picocli.CommandLine.Option;
 @Command(name = "groups", description = "Lists, describes and deletes consumer groups; resets their offsets.",
     mixinStandardHelpOptions = true,
     subcommands = {GroupsCommand.ListGroups.class, GroupsCommand.Describe.class, GroupsCommand.Delete.class,
-        GroupsCommand.ResetOffsets.class})
+        GroupsCommand.ResetOffsets.class},
+    footer = {"", "Examples:", "  raftline groups list", "  raftline groups describe --group billing"})
 public final class GroupsCommand {
 
     private static final Comparator<TopicPartition> BY_PARTITION =

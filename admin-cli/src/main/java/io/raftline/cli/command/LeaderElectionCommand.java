@@ -6,12 +6,16 @@ import io.raftline.cli.CliException;
 import io.raftline.cli.ClientOptions;
 import io.raftline.cli.Errors;
 import io.raftline.cli.output.Json;
+import io.raftline.cli.output.Table;
 import io.raftline.client.admin.Admin;
 import io.raftline.client.admin.ElectionType;
 import io.raftline.client.admin.TopicDescription;
+import io.raftline.client.admin.TopicPartitionInfo;
 import io.raftline.client.common.TopicPartition;
 import io.raftline.client.errors.ElectionNotNeededException;
 import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -19,6 +23,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
@@ -33,11 +38,15 @@ import picocli.CommandLine.Option;
         "  raftline leader-election --type unclean --topic orders --partition 0"})
 public final class LeaderElectionCommand implements Callable<Integer> {
 
+    /** How long to wait for an elected leader to show in the metadata before printing what is there. */
+    private static final Duration LEADER_WAIT = Duration.ofSeconds(5);
+
     @Mixin
     ClientOptions options;
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
-    @Option(names = "--type", required = true, paramLabel = "preferred|unclean")
+    @Option(names = {"--type", "--election-type"}, required = true, paramLabel = "preferred|unclean",
+        description = "preferred: the first replica leads again; unclean: a leaderless partition takes any live replica.")
     String type;
 
     @ArgGroup(exclusive = true, multiplicity = "1")
@@ -65,6 +74,7 @@ public final class LeaderElectionCommand implements Callable<Integer> {
             default -> throw new CliException("--type must be preferred or unclean, got '" + type + "'");
         };
         Map<TopicPartition, Optional<Throwable>> results;
+        Map<TopicPartition, Integer> leaders;
         try (Admin admin = options.admin()) {
             Set<TopicPartition> partitions = new LinkedHashSet<>();
             if (target.one != null) {
@@ -77,6 +87,7 @@ public final class LeaderElectionCommand implements Callable<Integer> {
                 }
             }
             results = Futures.get(admin.electLeaders(election, partitions).partitions());
+            leaders = electedLeaders(admin, election, results);
         }
         PrintWriter out = spec.commandLine().getOut();
         int failed = 0;
@@ -84,31 +95,91 @@ public final class LeaderElectionCommand implements Callable<Integer> {
         ArrayNode elected = doc.putArray("elected");
         ArrayNode notNeeded = doc.putArray("notNeeded");
         ArrayNode failures = doc.putArray("failed");
+        Table table = new Table("TOPIC", "PARTITION", "RESULT", "LEADER", "WHY");
         for (Map.Entry<TopicPartition, Optional<Throwable>> e : new TreeMap<>(results).entrySet()) {
             TopicPartition tp = e.getKey();
             ObjectNode p = Json.object().put("topic", tp.topic()).put("partition", tp.partition());
+            Integer leader = leaders.get(tp);
             if (e.getValue().isEmpty()) {
-                elected.add(p);
+                elected.add(p.put("leader", leader == null ? -1 : leader));
+                table.row(tp.topic(), tp.partition(), "elected", leader, null);
             } else if (Errors.unwrap(e.getValue().get()) instanceof ElectionNotNeededException) {
-                notNeeded.add(p);
+                String why = Errors.describe(e.getValue().get());
+                notNeeded.add(p.put("reason", why));
+                table.row(tp.topic(), tp.partition(), "not needed", leader, why);
             } else {
                 failed++;
-                failures.add(p.put("error", Errors.describe(e.getValue().get())));
+                String why = Errors.describe(e.getValue().get());
+                failures.add(p.put("error", why));
+                table.row(tp.topic(), tp.partition(), "failed", leader, why);
             }
         }
         if (options.json()) {
             doc.put("ok", failed == 0);
             Json.print(out, doc);
         } else {
+            table.print(out);
             out.println("Elected a new leader for " + elected.size() + " partition(s); " + notNeeded.size()
-                + " already had the right leader; " + failed + " failed.");
-            failures.forEach(f -> out.println("  " + f.get("topic").asText() + "-" + f.get("partition").asInt() + ": "
-                + f.get("error").asText()));
+                + " needed no election; " + failed + " failed.");
             out.flush();
         }
         if (failed > 0) {
             throw new CliException(failed + " partition(s) could not elect a leader");
         }
         return 0;
+    }
+
+    /**
+     * The leader of each partition the election named, as the metadata shows it afterwards. An elected partition's
+     * new leader can take a moment to reach the broker that answers, so this waits briefly (bounded) for it.
+     */
+    private static Map<TopicPartition, Integer> electedLeaders(Admin admin, ElectionType election,
+                                                          Map<TopicPartition, Optional<Throwable>> results) {
+        Set<String> topics = new TreeSet<>();
+        results.keySet().forEach(tp -> topics.add(tp.topic()));
+        Map<TopicPartition, Integer> leaders = new HashMap<>();
+        long deadline = System.nanoTime() + LEADER_WAIT.toNanos();
+        while (true) {
+            leaders.clear();
+            Map<String, TopicDescription> described = new HashMap<>();
+            for (String topic : topics) {
+                try {
+                    described.putAll(Futures.get(admin.describeTopics(List.of(topic)).allTopicNames()));
+                } catch (CliException e) {
+                    // an unknown topic named in the election: its failure is already in the results
+                }
+            }
+            boolean settled = true;
+            for (Map.Entry<TopicPartition, Optional<Throwable>> e : results.entrySet()) {
+                TopicPartition tp = e.getKey();
+                TopicDescription d = described.get(tp.topic());
+                TopicPartitionInfo info = d == null ? null : d.partitions().stream()
+                    .filter(p -> p.partition() == tp.partition()).findFirst().orElse(null);
+                Integer leader = info == null || info.leader() == null ? null : info.leader().id();
+                if (leader != null) {
+                    leaders.put(tp, leader);
+                }
+                if (e.getValue().isEmpty() && info != null && !isElected(election, info, leader)) {
+                    settled = false;
+                }
+            }
+            if (settled || System.nanoTime() > deadline) {
+                return leaders;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return leaders;
+            }
+        }
+    }
+
+    /** A preferred election is visible once the first replica leads; an unclean one once there is a leader at all. */
+    private static boolean isElected(ElectionType election, TopicPartitionInfo info, Integer leader) {
+        if (leader == null) {
+            return false;
+        }
+        return election != ElectionType.PREFERRED || info.replicas().isEmpty() || info.replicas().get(0).id() == leader;
     }
 }

@@ -18,7 +18,8 @@ import picocli.CommandLine.Mixin;
 /** {@code raftline quorum}: the metadata quorum's state and membership. */
 @Command(name = "quorum", description = "Shows the metadata quorum; adds and removes voters.",
     mixinStandardHelpOptions = true,
-    subcommands = {QuorumCommand.Status.class, QuorumCommand.AddVoter.class, QuorumCommand.RemoveVoter.class})
+    subcommands = {QuorumCommand.Status.class, QuorumCommand.AddVoter.class, QuorumCommand.RemoveVoter.class},
+    footer = {"", "Examples:", "  raftline quorum status", "  raftline quorum remove-voter --id 4"})
 public final class QuorumCommand {
 
     @Command(name = "status", mixinStandardHelpOptions = true,

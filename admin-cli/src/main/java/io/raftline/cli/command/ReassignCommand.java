@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.raftline.cli.CliException;
 import io.raftline.cli.ClientOptions;
 import io.raftline.cli.output.Json;
+import io.raftline.cli.output.Table;
 import io.raftline.client.admin.Admin;
 import io.raftline.client.admin.NewPartitionReassignment;
 import io.raftline.client.admin.PartitionReassignment;
@@ -24,6 +25,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -36,7 +38,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "reassign", mixinStandardHelpOptions = true, description = "Moves partition replicas between brokers.",
     footer = {"", "Examples:", "  raftline reassign --generate --topics orders --brokers 1,2,3,4 > plan.json",
-        "  raftline reassign --plan plan.json --execute", "  raftline reassign --plan plan.json --verify"})
+        "  raftline reassign --plan plan.json --execute", "  raftline reassign --plan plan.json --verify",
+        "  raftline reassign --plan plan.json --cancel"})
 public final class ReassignCommand implements Callable<Integer> {
 
     @Mixin
@@ -143,6 +146,11 @@ public final class ReassignCommand implements Callable<Integer> {
         return 0;
     }
 
+    /**
+     * Says, per partition of the plan, where it stands: {@code done} (replicas are the target), {@code moving} (a
+     * reassignment is under way: the target, the current replicas and ISR, the new replicas still catching up to the
+     * ISR and the old ones to drop) or {@code mismatched} (nothing moving, yet the replicas differ from the plan).
+     */
     private int verify(Admin admin, Map<TopicPartition, List<Integer>> plan) {
         Map<TopicPartition, PartitionReassignment> ongoing = Futures.get(admin.listPartitionReassignments().reassignments());
         List<String> topicNames = plan.keySet().stream().map(TopicPartition::topic).distinct().toList();
@@ -151,31 +159,61 @@ public final class ReassignCommand implements Callable<Integer> {
         ArrayNode moving = doc.putArray("moving");
         ArrayNode done = doc.putArray("done");
         ArrayNode mismatched = doc.putArray("mismatched");
-        StringBuilder text = new StringBuilder();
+        Table table = new Table("TOPIC", "PARTITION", "STATE", "TARGET", "REPLICAS", "ISR", "CATCHING-UP", "REMOVING");
         for (Map.Entry<TopicPartition, List<Integer>> e : new TreeMap<>(plan).entrySet()) {
             TopicPartition tp = e.getKey();
-            ObjectNode o = Json.object().put("topic", tp.topic()).put("partition", tp.partition());
+            List<Integer> target = e.getValue();
             TopicPartitionInfo info = topics.get(tp.topic()).partitions().stream()
                 .filter(p -> p.partition() == tp.partition()).findFirst()
                 .orElseThrow(() -> new CliException("partition " + tp + " does not exist"));
-            List<Integer> current = info.replicas().stream().map(Node::id).toList();
-            if (ongoing.containsKey(tp)) {
-                PartitionReassignment r = ongoing.get(tp);
-                moving.add(o.put("adding", r.addingReplicas().toString()).put("removing", r.removingReplicas().toString()));
-                text.append(tp).append(": still moving (adding ").append(r.addingReplicas()).append(", removing ")
-                    .append(r.removingReplicas()).append(")\n");
-            } else if (current.equals(e.getValue())) {
+            List<Integer> current = ids(info.replicas());
+            List<Integer> isr = ids(info.isr());
+            ObjectNode o = Json.object().put("topic", tp.topic()).put("partition", tp.partition());
+            ints(o.putArray("targetReplicas"), target);
+            ints(o.putArray("replicas"), current);
+            ints(o.putArray("isr"), isr);
+            PartitionReassignment r = ongoing.get(tp);
+            if (r != null) {
+                List<Integer> catchingUp = r.addingReplicas().stream().filter(id -> !isr.contains(id)).toList();
+                ints(o.putArray("catchingUp"), catchingUp);
+                ints(o.putArray("adding"), r.addingReplicas());
+                ints(o.putArray("removing"), r.removingReplicas());
+                moving.add(o);
+                table.row(tp.topic(), tp.partition(), "moving", join(target), join(current), join(isr), join(catchingUp),
+                    join(r.removingReplicas()));
+            } else if (current.equals(target)) {
                 done.add(o);
-                text.append(tp).append(": done ").append(current).append('\n');
+                table.row(tp.topic(), tp.partition(), "done", join(target), join(current), join(isr), null, null);
             } else {
-                mismatched.add(o.put("replicas", current.toString()));
-                text.append(tp).append(": not moving, but replicas are ").append(current).append(", not ")
-                    .append(e.getValue()).append('\n');
+                mismatched.add(o);
+                table.row(tp.topic(), tp.partition(), "mismatched", join(target), join(current), join(isr), null, null);
             }
         }
-        doc.put("complete", moving.isEmpty() && mismatched.isEmpty());
-        report(text.toString().stripTrailing(), doc);
+        boolean complete = moving.isEmpty() && mismatched.isEmpty();
+        doc.put("complete", complete);
+        PrintWriter out = spec.commandLine().getOut();
+        if (options.json()) {
+            Json.print(out, doc);
+        } else {
+            table.print(out);
+            out.println(done.size() + " of " + plan.size() + " partition(s) done; " + moving.size() + " still moving"
+                + (mismatched.isEmpty() ? "" : "; " + mismatched.size() + " not moving but not on the plan's replicas") + ".");
+            out.flush();
+        }
         return 0;
+    }
+
+    private static List<Integer> ids(List<Node> nodes) {
+        return nodes.stream().map(Node::id).toList();
+    }
+
+    private static void ints(ArrayNode array, List<Integer> values) {
+        values.forEach(array::add);
+    }
+
+    /** Ids comma-separated; null (a "-" cell) for none. */
+    private static String join(List<Integer> values) {
+        return values.isEmpty() ? null : values.stream().map(String::valueOf).collect(Collectors.joining(","));
     }
 
     private void report(String text, ObjectNode json) {

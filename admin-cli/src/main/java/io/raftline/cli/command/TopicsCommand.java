@@ -41,7 +41,9 @@ import picocli.CommandLine.Option;
 @Command(name = "topics", description = "Creates, lists, describes, alters and deletes topics.",
     mixinStandardHelpOptions = true,
     subcommands = {TopicsCommand.Create.class, TopicsCommand.ListTopics.class, TopicsCommand.Describe.class,
-        TopicsCommand.Alter.class, TopicsCommand.Delete.class})
+        TopicsCommand.Alter.class, TopicsCommand.Delete.class},
+    footer = {"", "Examples:", "  raftline topics create --topic orders --partitions 6 --replication-factor 3",
+        "  raftline topics describe --under-replicated-partitions"})
 public final class TopicsCommand {
 
     /** How long `describe` waits for a leader's offsets before printing null. */
@@ -68,6 +70,13 @@ public final class TopicsCommand {
 
         @Override
         public Integer call() {
+            // -1 means "the broker's default" on the wire, so a negative count must be refused here, not passed on
+            if (partitions != null && partitions < 1) {
+                throw new CliException("--partitions must be at least 1, got " + partitions);
+            }
+            if (replicationFactor != null && replicationFactor < 1) {
+                throw new CliException("--replication-factor must be at least 1, got " + replicationFactor);
+            }
             try (Admin admin = options.admin()) {
                 NewTopic newTopic = new NewTopic(topic, Optional.ofNullable(partitions), Optional.ofNullable(replicationFactor))
                     .configs(configs);
@@ -237,8 +246,9 @@ public final class TopicsCommand {
             nodes.forEach(n -> array.add(n.id()));
         }
 
+        /** Ids comma-separated; null (a "-" cell, so the column stays readable) for none, e.g. an empty OSR. */
         private static String join(List<Node> nodes) {
-            return nodes.stream().map(n -> Integer.toString(n.id())).collect(Collectors.joining(","));
+            return nodes.isEmpty() ? null : nodes.stream().map(n -> Integer.toString(n.id())).collect(Collectors.joining(","));
         }
     }
 
@@ -261,6 +271,9 @@ public final class TopicsCommand {
         public Integer call() {
             if (partitions == null && configs.isEmpty()) {
                 throw new CliException("nothing to alter: give --partitions or --config");
+            }
+            if (partitions != null && partitions < 1) {
+                throw new CliException("--partitions must be at least 1, got " + partitions);
             }
             try (Admin admin = options.admin()) {
                 if (partitions != null) {

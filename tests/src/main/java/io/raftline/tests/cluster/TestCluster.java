@@ -63,7 +63,8 @@ public final class TestCluster implements AutoCloseable {
             TestCluster cluster = new TestCluster(this);
             try {
                 cluster.startAll();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                // awaitReady fails with an AssertionError: the started node JVMs must not outlive the test
                 cluster.close();
                 throw e;
             }

@@ -48,6 +48,9 @@ public final class PerfConsume implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (messages < 1) {
+            throw new CliException("--messages must be at least 1");
+        }
         Properties props = options.clientProperties();
         props.remove("default.api.timeout.ms");
         props.setProperty("client.id", "raftline-perf-consumer");

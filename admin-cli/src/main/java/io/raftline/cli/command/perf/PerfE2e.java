@@ -48,6 +48,12 @@ public final class PerfE2e implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (numRecords < 1) {
+            throw new CliException("--num-records must be at least 1");
+        }
+        if (recordSize < 1) {
+            throw new CliException("--record-size must be at least 1");
+        }
         Properties producerProps = options.clientProperties();
         producerProps.remove("default.api.timeout.ms");
         producerProps.setProperty("acks", "all");

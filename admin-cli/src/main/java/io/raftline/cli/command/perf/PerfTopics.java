@@ -1,6 +1,7 @@
 package io.raftline.cli.command.perf;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.raftline.cli.CliException;
 import io.raftline.cli.ClientOptions;
 import io.raftline.cli.command.Futures;
 import io.raftline.cli.output.Json;
@@ -39,6 +40,12 @@ public final class PerfTopics implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (count < 1) {
+            throw new CliException("--count must be at least 1");
+        }
+        if (partitions < 1 || replicationFactor < 1) {
+            throw new CliException("--partitions and --replication-factor must be at least 1");
+        }
         Histogram micros = new Histogram(3);
         String prefix = "perf-topics-" + UUID.randomUUID().toString().substring(0, 8) + "-";
         List<String> created = new ArrayList<>();
@@ -47,8 +54,16 @@ public final class PerfTopics implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         try (Admin admin = options.admin()) {
             start = System.nanoTime();
+            PrintWriter progress = options.json() ? spec.commandLine().getErr() : out;
+            long lastReportNs = start;
             try {
                 for (int i = 0; i < count; i++) {
+                    long now = System.nanoTime();
+                    if (now - lastReportNs >= PerfProduce.REPORT_INTERVAL_MS * 1_000_000L) {
+                        progress.printf("%d of %d topics created, %.1f topics/sec so far.%n", i, count, i / ((now - start) / 1e9));
+                        progress.flush();
+                        lastReportNs = now;
+                    }
                     String name = prefix + i;
                     long begin = System.nanoTime();
                     Futures.get(admin.createTopics(List.of(new NewTopic(name, partitions, replicationFactor))).all());
