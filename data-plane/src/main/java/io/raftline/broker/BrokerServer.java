@@ -89,7 +89,8 @@ public final class BrokerServer implements AutoCloseable {
 
     public void startup() {
         int brokerId = config.nodeId();
-        logManager = new LogManager(config.logDirs(), LogConfig.fromBrokerProperties(config.originals()), time, scheduler);
+        logManager = new LogManager(config.logDirs(), LogConfig.fromBrokerProperties(config.originals()), time, scheduler,
+            LogManager.Intervals.fromBrokerProperties(config.originals()), config.getLong("log.cleaner.dedupe.buffer.size"));
         logManager.startup();
 
         HostPort advertised = config.brokerAdvertisedListener();
