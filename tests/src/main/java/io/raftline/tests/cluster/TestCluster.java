@@ -61,7 +61,8 @@ public final class TestCluster implements AutoCloseable {
             TestCluster cluster = new TestCluster(this);
             try {
                 cluster.startAll();
-            } catch (RuntimeException e) {
+            } catch (RuntimeException | Error e) {
+                // An AssertionError (a node not ready in time) too: never leave node processes behind.
                 cluster.close();
                 throw e;
             }
