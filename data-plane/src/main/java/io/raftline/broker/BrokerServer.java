@@ -27,6 +27,7 @@ import io.raftline.protocol.metadata.Endpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -88,7 +89,8 @@ public final class BrokerServer implements AutoCloseable {
 
     public void startup() {
         int brokerId = config.nodeId();
-        logManager = new LogManager(config.logDirs(), LogConfig.fromBrokerProperties(config.originals()), time, scheduler);
+        logManager = new LogManager(config.logDirs(), LogConfig.fromBrokerProperties(config.originals()), time, scheduler,
+            LogManager.Intervals.fromBrokerProperties(config.originals()), config.getLong("log.cleaner.dedupe.buffer.size"));
         logManager.startup();
 
         HostPort advertised = config.brokerAdvertisedListener();
@@ -107,6 +109,13 @@ public final class BrokerServer implements AutoCloseable {
             request -> metadata.channel().alterPartition(request), () -> metadata.lifecycle().brokerEpoch(),
             config.getLong("replica.lag.time.max.ms"), fetcherSettings);
         metadata.follower().addListener(this::onMetadataUpdate);
+        metadata.lifecycle().setOfflineStorage(
+            () -> logManager.offlineDirs().stream().map(Path::toString).sorted().toList(), replicaManager::offlineReplicas);
+        // Told on the failing I/O call's thread, possibly under a log's lock: act on the scheduler instead.
+        logManager.addListener(dir -> scheduler.execute(() -> {
+            replicaManager.onLogDirOffline(dir);
+            metadata.lifecycle().heartbeatNow();
+        }));
 
         ProducerIdManager producerIds = new ProducerIdManager(request -> metadata.channel().allocateProducerIds(request),
             () -> brokerId, () -> metadata.lifecycle().brokerEpoch());

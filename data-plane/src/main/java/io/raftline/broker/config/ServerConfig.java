@@ -127,6 +127,9 @@ public final class ServerConfig {
         .define("log.cleaner.min.cleanable.ratio", DOUBLE, 0.5, betweenDouble(0, 1), "log",
             "Compact a log once this share of it is not yet compacted.")
         .define("log.cleaner.backoff.ms", LONG, 15_000L, atLeast(0), "log", "Pause of the cleaner when nothing needs compacting.")
+        .define("log.cleaner.dedupe.buffer.size", LONG, 134_217_728L, atLeast(48), "log",
+            "Most memory one compaction's key map may take (24 bytes per key; allocated per cleaning, no larger than the "
+                + "range needs). A dirty range with more keys than fit is compacted in several passes.")
         .define("log.flush.scheduler.interval.ms", LONG, 1_000L, atLeast(1), "log",
             "How often logs are checked for a time-based flush (log.flush.interval.ms).")
         .define("log.flush.offset.checkpoint.interval.ms", LONG, 60_000L, atLeast(1), "log",

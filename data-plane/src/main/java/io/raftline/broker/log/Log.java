@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,6 +73,8 @@ public final class Log {
     private volatile long truncations;
     /** Offsets below this were compacted by the cleaner since this log was opened (memory only). */
     volatile long cleanedUpTo;
+    /** The idempotent-producer state to snapshot at each roll and at a clean close; null: none. */
+    private volatile Supplier<byte[]> producerSnapshotSource;
 
     Log(String topic, int partition, byte[] topicId, Path dir, LogConfig config, Time time, ScheduledExecutorService scheduler,
         StorageErrorHandler errorHandler, LeaderEpochCache epochCache, ConcurrentSkipListMap<Long, LogSegment> segments,
@@ -240,6 +243,11 @@ public final class Log {
         previous.onBecomeInactive();
         LogSegment next = LogSegment.create(dir, baseOffset, config, now);
         segments.put(baseOffset, next);
+        Supplier<byte[]> snapshot = producerSnapshotSource;
+        if (snapshot != null) {
+            // Appends update the producer state after the log, so at a roll it covers exactly the offsets below baseOffset.
+            ProducerSnapshotFiles.write(dir, baseOffset, snapshot.get());
+        }
         LOG.info("{}: rolled to a new segment at offset {} after {}", topicPartition(), baseOffset, previous);
         try {
             scheduler.execute(() -> {
@@ -373,6 +381,8 @@ public final class Log {
                     last.onBecomeActive(config.segmentIndexBytes());
                 }
                 end = new EndOffset(last.nextOffset(), last.baseOffset(), last.size());
+                long newEnd = end.offset();
+                ProducerSnapshotFiles.deleteIf(dir, o -> o > newEnd);
                 epochCache.truncateFromEnd(end.offset());
                 scheduleDeletion(removed);
                 recoveryPoint = Math.min(recoveryPoint, end.offset());
@@ -396,6 +406,7 @@ public final class Log {
                 }
                 // renamed first: the new segment may take the same file names
                 scheduleDeletion(removed);
+                ProducerSnapshotFiles.deleteIf(dir, o -> true);
                 LogSegment fresh = LogSegment.create(dir, offset, config, time.milliseconds());
                 segments.put(offset, fresh);
                 segments.headMap(offset, false).clear();
@@ -452,6 +463,8 @@ public final class Log {
                 logStartOffset = segments.firstKey();
                 epochCache.truncateFromStart(logStartOffset);
                 scheduleDeletion(doomed);
+                long start = logStartOffset;
+                ProducerSnapshotFiles.deleteIf(dir, o -> o < start);
                 LOG.info("{}: retention deleted {} segment(s); log start offset now {}", topicPartition(), doomed.size(), logStartOffset);
                 return doomed.size();
             } catch (IOException e) {
@@ -678,6 +691,64 @@ public final class Log {
 
     String topicPartition() {
         return topic + "-" + partition;
+    }
+
+    // ---------------------------------------------------------------- producer-state snapshots
+
+    /**
+     * Sets what to write as {@code <offset>.snapshot} at each roll (offset: the new segment's base) and at
+     * {@link #writeProducerSnapshot()}. The supplier is called under this log's lock from the appending thread,
+     * which for a partition's appends holds the partition's lock: it must not take other locks.
+     */
+    public void setProducerSnapshotSource(Supplier<byte[]> source) {
+        this.producerSnapshotSource = source;
+    }
+
+    /** Writes a snapshot at the log end offset (a clean shutdown, once appends have stopped); no-op without a source. */
+    public void writeProducerSnapshot() {
+        synchronized (lock) {
+            checkWritable();
+            Supplier<byte[]> snapshot = producerSnapshotSource;
+            if (snapshot == null) {
+                return;
+            }
+            try {
+                ProducerSnapshotFiles.write(dir, end.offset(), snapshot.get());
+            } catch (IOException e) {
+                throw storageError("producer snapshot", e);
+            }
+        }
+    }
+
+    /** The offsets of the producer-state snapshots beside the segments, ascending. */
+    public List<Long> producerSnapshotOffsets() {
+        checkOnline();
+        try {
+            return ProducerSnapshotFiles.offsets(dir);
+        } catch (IOException e) {
+            throw storageError("list producer snapshots", e);
+        }
+    }
+
+    public byte[] readProducerSnapshot(long offset) {
+        checkOnline();
+        try {
+            return ProducerSnapshotFiles.read(dir, offset);
+        } catch (IOException e) {
+            throw storageError("read producer snapshot", e);
+        }
+    }
+
+    /** Deletes one snapshot (found unusable by its reader). */
+    public void deleteProducerSnapshot(long offset) {
+        synchronized (lock) {
+            checkWritable();
+            try {
+                ProducerSnapshotFiles.deleteIf(dir, o -> o == offset);
+            } catch (IOException e) {
+                throw storageError("delete producer snapshot", e);
+            }
+        }
     }
 
     /** Flushes nothing; trims the active indexes and closes every file. */

@@ -7,9 +7,7 @@ import io.raftline.record.RecordBatchBuilder;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,22 +24,43 @@ import org.slf4j.LoggerFactory;
  * meanwhile. A crash mid-way leaves {@code *.cleaned} files that the loader deletes (the old segment stays) or a
  * renamed log with a missing index that the loader rebuilds.
  *
- * <p>Not done: merging small cleaned segments, a bounded dedupe map (the key map holds every key of the cleanable
- * range in memory), persisting the cleaner position across restarts (a restart re-cleans once).
+ * <p>The key map is bounded by {@code log.cleaner.dedupe.buffer.size} ({@link KeyOffsetMap}: 24 bytes per key): a
+ * dirty range with more keys than fit is cleaned in several passes, each mapping the next part of the range and
+ * cleaning everything before the end of that part.
+ *
+ * <p>Not done: merging small cleaned segments, persisting the cleaner position across restarts (a restart
+ * re-cleans once).
  */
 public final class LogCleaner {
 
     private static final Logger LOG = LoggerFactory.getLogger(LogCleaner.class);
 
+    /** Kafka's default for {@code log.cleaner.dedupe.buffer.size}. */
+    public static final long DEFAULT_DEDUPE_BUFFER_BYTES = 134_217_728L;
+
     private final Time time;
+    private final long dedupeBufferBytes;
 
     public LogCleaner(Time time) {
-        this.time = time;
+        this(time, DEFAULT_DEDUPE_BUFFER_BYTES);
     }
 
-    /** What one cleaning did. */
-    public record CleanResult(int segmentsCleaned, long bytesBefore, long bytesAfter, long recordsRemoved) {
-        static final CleanResult NOTHING = new CleanResult(0, 0, 0, 0);
+    /**
+     * @param dedupeBufferBytes the most memory the key map of one cleaning may take; it is allocated per cleaning,
+     *                          no larger than the cleanable range needs, and dropped afterwards
+     */
+    public LogCleaner(Time time, long dedupeBufferBytes) {
+        if (dedupeBufferBytes < KeyOffsetMap.SLOT_BYTES * 2L) {
+            throw new IllegalArgumentException("log.cleaner.dedupe.buffer.size " + dedupeBufferBytes + " is below "
+                + KeyOffsetMap.SLOT_BYTES * 2 + " bytes (two keys)");
+        }
+        this.time = time;
+        this.dedupeBufferBytes = dedupeBufferBytes;
+    }
+
+    /** What one cleaning did; {@code passes}: how many times the key map was filled (more when it is too small). */
+    public record CleanResult(int segmentsCleaned, long bytesBefore, long bytesAfter, long recordsRemoved, int passes) {
+        static final CleanResult NOTHING = new CleanResult(0, 0, 0, 0, 0);
     }
 
     /** Cleans {@code log} if it is compacted and dirty enough ({@code min.cleanable.dirty.ratio}). */
@@ -66,25 +85,100 @@ public final class LogCleaner {
         if (total == 0 || (double) dirty / total < config.minCleanableDirtyRatio() || dirty == 0) {
             return CleanResult.NOTHING;
         }
-        Map<ByteBuffer, Long> latest = new HashMap<>();
-        for (LogSegment s : cleanable) {
+        long before = 0;
+        long after = 0;
+        long removed = 0;
+        int cleanedCount = 0;
+        int passes = 0;
+        long firstDirty = Math.max(log.cleanedUpTo, cleanable.get(0).baseOffset());
+        long rangeEnd = cleanable.get(cleanable.size() - 1).nextOffset();
+        Long upper = log.segments.higherKey(cleanable.get(cleanable.size() - 1).baseOffset());
+        KeyOffsetMap map = new KeyOffsetMap(Math.min(dedupeBufferBytes, Math.max(KeyOffsetMap.SLOT_BYTES * 64L, total * 4)));
+        // Each pass maps the keys of as much of the dirty range as fits, then cleans everything before the end of
+        // what it mapped; the next pass continues from there. Each pass maps at least one record.
+        while (firstDirty < rangeEnd) {
+            map.clear();
+            long mapEnd = buildMap(cleanable, firstDirty, rangeEnd, map);
+            passes++;
+            PassResult pass = cleanPass(log, cleanable, map, mapEnd, truncationsSeen);
+            before += pass.bytesBefore;
+            after += pass.bytesAfter;
+            removed += pass.removed;
+            cleanedCount += pass.segments;
+            if (pass.interrupted) {
+                LOG.debug("{}: a segment changed while cleaning; will retry later", log.topicPartition());
+                return new CleanResult(cleanedCount, before, after, removed, passes);
+            }
+            firstDirty = mapEnd;
+            log.cleanedUpTo = mapEnd >= rangeEnd && upper != null ? upper : mapEnd;
+            cleanable = log.cleanableSegments().stream().filter(seg -> seg.baseOffset() < rangeEnd).toList();
+            if (cleanable.isEmpty()) {
+                break;
+            }
+        }
+        if (cleanedCount > 0) {
+            LOG.info("{}: compacted {} segment(s) in {} pass(es), {} -> {} bytes, {} records removed", log.topicPartition(),
+                cleanedCount, passes, before, after, removed);
+        }
+        return new CleanResult(cleanedCount, before, after, removed, passes);
+    }
+
+    /**
+     * Maps key -> latest offset for the records in [{@code from}, {@code to}) until the map is full; returns the
+     * offset where mapping stopped (every record below it whose key is mapped is superseded by the mapped offset).
+     */
+    private static long buildMap(List<LogSegment> segments, long from, long to, KeyOffsetMap map) throws IOException {
+        long[] end = {from};
+        boolean[] stop = {false};
+        for (LogSegment s : segments) {
+            if (stop[0] || s.nextOffset() <= from) {
+                continue;
+            }
             s.forEachBatch(0, s.size(), (batch, position) -> {
+                if (batch.lastOffset() < from) {
+                    return true;
+                }
                 for (Record r : batch.records()) {
-                    if (r.hasKey()) {
-                        latest.put(ByteBuffer.wrap(r.keyBytes()), r.offset());
+                    if (r.offset() < from || r.offset() >= to) {
+                        continue;
                     }
+                    if (r.hasKey()) {
+                        byte[] key = r.keyBytes();
+                        if (!map.canPut(key)) {
+                            stop[0] = true;
+                            return false;
+                        }
+                        map.put(key, r.offset());
+                    }
+                    end[0] = r.offset() + 1;
                 }
                 return true;
             });
         }
+        if (end[0] == from) {
+            // Only key-less records (or none) from here: nothing to map, the whole rest is one pass.
+            return to;
+        }
+        return stop[0] ? end[0] : to;
+    }
+
+    private record PassResult(int segments, long bytesBefore, long bytesAfter, long removed, boolean interrupted) {
+    }
+
+    /** Rewrites every segment holding offsets below {@code mapEnd} without the records the map supersedes. */
+    private PassResult cleanPass(Log log, List<LogSegment> cleanable, KeyOffsetMap map, long mapEnd, long truncationsSeen)
+        throws IOException {
+        LogConfig config = log.config();
         long now = time.milliseconds();
         long deleteHorizon = now - config.deleteRetentionMs();
         long before = 0;
         long after = 0;
         long removed = 0;
         int cleanedCount = 0;
-        LogSegment last = cleanable.get(cleanable.size() - 1);
         for (LogSegment s : cleanable) {
+            if (s.baseOffset() >= mapEnd) {
+                break;
+            }
             boolean dropTombstones = s.largestTimestamp() < deleteHorizon;
             LogSegment cleaned = LogSegment.create(log.dir(), s.baseOffset(), config, now, LogSegment.CLEANED_SUFFIX);
             long[] removedHere = {0};
@@ -94,8 +188,7 @@ public final class LogCleaner {
                     int count = 0;
                     for (Record r : batch.records()) {
                         count++;
-                        Long newest = r.hasKey() ? latest.get(ByteBuffer.wrap(r.keyBytes())) : null;
-                        if (newest != null && newest == r.offset() && (r.hasValue() || !dropTombstones)) {
+                        if (retain(r, map, mapEnd, dropTombstones)) {
                             keep.add(r);
                         }
                     }
@@ -117,21 +210,33 @@ public final class LogCleaner {
             }
             long sizeBefore = s.size();
             if (!log.replaceSegment(s, cleaned, truncationsSeen)) {
-                LOG.debug("{}: segment {} changed while cleaning; will retry later", log.topicPartition(), s.baseOffset());
-                return new CleanResult(cleanedCount, before, after, removed);
+                return new PassResult(cleanedCount, before, after, removed, true);
             }
             before += sizeBefore;
             after += cleaned.size();
             removed += removedHere[0];
             cleanedCount++;
         }
-        Long upper = log.segments.higherKey(last.baseOffset());
-        log.cleanedUpTo = upper == null ? last.nextOffset() : upper;
-        if (cleanedCount > 0) {
-            LOG.info("{}: compacted {} segment(s), {} -> {} bytes, {} records removed", log.topicPartition(), cleanedCount,
-                before, after, removed);
+        return new PassResult(cleanedCount, before, after, removed, false);
+    }
+
+    /**
+     * Whether a record survives a pass: records at or past the mapped range are not judged yet; below it, a record
+     * goes if a later record of its key is mapped, if it has no key, or if it is a tombstone past
+     * {@code delete.retention.ms}.
+     */
+    private static boolean retain(Record r, KeyOffsetMap map, long mapEnd, boolean dropTombstones) {
+        if (r.offset() >= mapEnd) {
+            return true;
         }
-        return new CleanResult(cleanedCount, before, after, removed);
+        if (!r.hasKey()) {
+            return false;
+        }
+        long latest = map.get(r.keyBytes());
+        if (latest > r.offset()) {
+            return false;
+        }
+        return r.hasValue() || !dropTombstones;
     }
 
     /** Re-encodes a batch with only {@code keep}, preserving offsets, codec, timestamps type, producer fields, epoch. */

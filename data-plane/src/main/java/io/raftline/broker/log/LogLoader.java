@@ -111,6 +111,9 @@ final class LogLoader {
         epochs.truncateFromEnd(active.nextOffset());
         epochs.truncateFromStart(segments.firstKey());
         long rp = recovered ? active.nextOffset() : Math.min(recoveryPoint, active.nextOffset());
+        // A producer snapshot past the recovered end (its batches were cut as a torn tail) describes batches that are gone.
+        long recoveredEnd = active.nextOffset();
+        ProducerSnapshotFiles.deleteIf(dir, o -> o > recoveredEnd);
         Log log = new Log(topic, partition, id, dir, config, time, scheduler, handler, epochs, segments, rp);
         LOG.debug("{}: loaded {} (recovered: {})", name, log, recovered);
         return log;

@@ -104,6 +104,12 @@ public final class LogManager {
     }
 
     public LogManager(List<Path> logDirs, LogConfig defaultConfig, Time time, ScheduledExecutorService scheduler, Intervals intervals) {
+        this(logDirs, defaultConfig, time, scheduler, intervals, LogCleaner.DEFAULT_DEDUPE_BUFFER_BYTES);
+    }
+
+    /** @param dedupeBufferBytes {@code log.cleaner.dedupe.buffer.size}: the most memory one compaction's key map takes */
+    public LogManager(List<Path> logDirs, LogConfig defaultConfig, Time time, ScheduledExecutorService scheduler, Intervals intervals,
+                      long dedupeBufferBytes) {
         if (logDirs.isEmpty()) {
             throw new IllegalArgumentException("log.dirs is empty");
         }
@@ -112,7 +118,7 @@ public final class LogManager {
         this.time = time;
         this.scheduler = scheduler;
         this.intervals = intervals;
-        this.cleaner = new LogCleaner(time);
+        this.cleaner = new LogCleaner(time, dedupeBufferBytes);
     }
 
     public void addListener(LogDirListener listener) {
@@ -399,7 +405,10 @@ public final class LogManager {
         }
     }
 
-    /** Stops the background tasks, flushes every online log, writes the checkpoints and the clean-shutdown markers. */
+    /**
+     * Stops the background tasks, flushes every online log and writes its producer-state snapshot at its end (the
+     * caller has stopped appends first), writes the checkpoints and the clean-shutdown markers.
+     */
     public synchronized void shutdown() {
         for (ScheduledFuture<?> t : tasks) {
             t.cancel(false);
@@ -409,6 +418,7 @@ public final class LogManager {
             if (!log.isOffline() && !log.isClosed()) {
                 try {
                     log.flush();
+                    log.writeProducerSnapshot();
                 } catch (LogException e) {
                     LOG.warn("flush of {} at shutdown failed: {}", log.topicPartition(), e.getMessage());
                 }

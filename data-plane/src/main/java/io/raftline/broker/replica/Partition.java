@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One replica of a partition on this broker: leader or follower, as the metadata says.
@@ -33,6 +35,8 @@ import java.util.concurrent.CompletableFuture;
  * volatile fields and the log, which is safe to read while appending.
  */
 public final class Partition {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Partition.class);
 
     /** The outcome of a leader append, before acks=all waits for the high watermark. */
     public record AppendResult(long firstOffset, long lastOffset, long logAppendTimeMs, long logStartOffset) {
@@ -577,19 +581,45 @@ public final class Partition {
     }
 
     /**
-     * Rebuilds the idempotent-producer state from the log's batches (when the replica is first loaded). It reads
-     * the whole log: producer-state snapshots would bound this; until then start time grows with the log.
+     * Loads the idempotent-producer state when the replica is first loaded: from the newest usable producer snapshot
+     * (not past the log end, not before the log start), then the batches after it; with none, from the whole log.
+     * Unusable snapshots (corrupt, past the end) are deleted. From then on the log writes a snapshot at each roll and
+     * at a clean shutdown. Returns how many batches were replayed from the log.
      */
-    public void loadProducerState(Log partitionLog) {
+    public long loadProducerState(Log partitionLog) {
         synchronized (lock) {
             producerState.clear();
-            long offset = partitionLog.logStartOffset();
             long end = partitionLog.logEndOffset();
+            long offset = partitionLog.logStartOffset();
+            List<Long> snapshots = partitionLog.producerSnapshotOffsets();
+            for (int i = snapshots.size() - 1; i >= 0; i--) {
+                long at = snapshots.get(i);
+                if (at > end) {
+                    partitionLog.deleteProducerSnapshot(at);
+                    continue;
+                }
+                if (at < partitionLog.logStartOffset()) {
+                    break;
+                }
+                try {
+                    producerState.loadSnapshot(partitionLog.readProducerSnapshot(at));
+                    offset = at;
+                    break;
+                } catch (IllegalArgumentException e) {
+                    LOG.warn("{}: producer snapshot at {} is unusable ({}); deleting it", tp, at, e.getMessage());
+                    partitionLog.deleteProducerSnapshot(at);
+                }
+            }
+            long replayed = 0;
+            long from = offset;
             while (offset < end) {
                 ByteBuffer chunk = partitionLog.read(offset, PRODUCER_STATE_SCAN_BYTES, end, true).readIntoBuffer();
                 long next = offset;
                 for (RecordBatch batch : Records.batches(chunk)) {
-                    producerState.update(batch, batch.baseOffset(), batch.lastOffset());
+                    if (batch.lastOffset() >= from) {
+                        producerState.update(batch, batch.baseOffset(), batch.lastOffset());
+                        replayed++;
+                    }
                     next = batch.nextOffset();
                 }
                 if (next == offset) {
@@ -597,7 +627,15 @@ public final class Partition {
                 }
                 offset = next;
             }
+            // Under this partition's lock on every append path (the log calls it from its roll).
+            partitionLog.setProducerSnapshotSource(producerState::snapshot);
+            return replayed;
         }
+    }
+
+    /** The idempotent-producer state (read it under no concurrent append: tests and tools). */
+    ProducerStateManager producerState() {
+        return producerState;
     }
 
     private static ReadResult error(ErrorCode code, String message) {

@@ -3,6 +3,7 @@ package io.raftline.broker.replica;
 import com.google.protobuf.ByteString;
 import io.raftline.broker.log.Log;
 import io.raftline.broker.log.LogConfig;
+import io.raftline.broker.log.LogException;
 import io.raftline.broker.log.LogManager;
 import io.raftline.common.Time;
 import io.raftline.common.Uuid;
@@ -14,6 +15,7 @@ import io.raftline.metadata.image.TopicImage;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.controller.AlterPartitionRequest;
 import io.raftline.protocol.controller.AlterPartitionResponse;
+import io.raftline.protocol.controller.OfflineReplica;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -56,6 +58,8 @@ public final class ReplicaManager implements AutoCloseable {
     private final LongSupplier brokerEpoch;
     private final long replicaLagTimeMaxMs;
     private final Map<TopicPartition, Partition> partitions = new ConcurrentHashMap<>();
+    /** Replicas assigned here for which no online log dir was left to create the log in. */
+    private final Map<TopicPartition, Uuid> unplaceable = new ConcurrentHashMap<>();
     private final FetchManager fetchManager;
     private final ReplicaFetcherManager fetcherManager;
     private volatile MetadataImage image = MetadataImage.EMPTY;
@@ -190,7 +194,23 @@ public final class ReplicaManager implements AutoCloseable {
             return p;
         });
         LogConfig config = logConfig(tp.topic(), img);
-        Log log = logManager.getOrCreateLog(tp.topic(), tp.partition(), topic.id().bytes(), config);
+        Log log;
+        try {
+            log = logManager.getOrCreateLog(tp.topic(), tp.partition(), topic.id().bytes(), config);
+        } catch (LogException e) {
+            if (e.code() != ErrorCode.STORAGE_ERROR) {
+                throw e;
+            }
+            LOG.error("{}: no usable log dir for this replica: {}", tp, e.getMessage());
+            unplaceable.put(tp, topic.id());
+            stopServingOffline(tp, partition, reg);
+            return;
+        }
+        unplaceable.remove(tp);
+        if (log.isOffline()) {
+            stopServingOffline(tp, partition, reg);
+            return;
+        }
         if (partition.log() == null) {
             partition.loadProducerState(log);
         }
@@ -221,7 +241,55 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
+    /**
+     * A replica whose log dir is offline: it neither fetches nor keeps a leadership the controller moved away (while
+     * it still leads, appends fail with STORAGE_ERROR); the heartbeat reports it so the controller moves it out.
+     */
+    private void stopServingOffline(TopicPartition tp, Partition partition, PartitionRegistration reg) {
+        fetcherManager.removePartition(tp);
+        if (partition.isLeader() && reg.leader() != brokerId) {
+            partition.close();
+            leadershipListeners.forEach(l -> l.onResign(tp));
+            fetchManager.onDataChange(tp);
+            LOG.info("{}: resigned; its log dir is offline and the leadership moved to broker {}", tp, reg.leader());
+        }
+    }
+
+    /** A log dir went offline: its replicas stop fetching. Call off the I/O path (not under a log's lock). */
+    public void onLogDirOffline(String dir) {
+        for (Partition partition : partitions.values()) {
+            Log log = partition.log();
+            if (log != null && log.isOffline()) {
+                fetcherManager.removePartition(partition.topicPartition());
+                fetchManager.onDataChange(partition.topicPartition());
+            }
+        }
+        LOG.warn("broker {}: log dir {} is offline; {} replicas are in offline dirs", brokerId, dir, offlineReplicas().size());
+    }
+
+    /**
+     * Every replica of this broker that cannot serve because of storage: its log is in an offline dir, or no online
+     * dir was left to create it in. The heartbeat sends this set to the controller.
+     */
+    public List<OfflineReplica> offlineReplicas() {
+        List<OfflineReplica> out = new ArrayList<>();
+        for (Partition partition : partitions.values()) {
+            TopicPartition tp = partition.topicPartition();
+            Log log = logManager.getLog(tp.topic(), tp.partition()).orElse(null);
+            Uuid id = partition.topicId() != null ? partition.topicId()
+                : image.topic(tp.topic()).map(TopicImage::id).orElse(null);
+            if (log != null && log.isOffline() && id != null) {
+                out.add(OfflineReplica.newBuilder().setTopicId(ByteString.copyFrom(id.bytes()))
+                    .setPartition(tp.partition()).build());
+            }
+        }
+        unplaceable.forEach((tp, id) -> out.add(OfflineReplica.newBuilder().setTopicId(ByteString.copyFrom(id.bytes()))
+            .setPartition(tp.partition()).build()));
+        return out;
+    }
+
     private void removeReplica(TopicPartition tp, boolean deleteLog) {
+        unplaceable.remove(tp);
         Partition partition = partitions.remove(tp);
         fetcherManager.removePartition(tp);
         if (partition != null) {

@@ -89,6 +89,59 @@ class LogCleanerTest {
     }
 
     @Test
+    void aKeyMapSmallerThanTheDirtyRangeCleansInSeveralPassesToTheSameResult() throws Exception {
+        Map<String, String> cfg = Map.of(LogConfig.CLEANUP_POLICY, "compact", LogConfig.SEGMENT_BYTES, "400",
+            LogConfig.DELETE_RETENTION_MS, "100000", LogConfig.MIN_CLEANABLE_DIRTY_RATIO, "0.01");
+        long seed = 20261129L;
+        System.out.println("seed " + seed);
+        java.util.SplittableRandom random = new java.util.SplittableRandom(seed);
+        try (LogFixture f = new LogFixture(tmp, cfg)) {
+            long t = f.time.milliseconds();
+            Map<String, Map.Entry<Long, String>> model = new LinkedHashMap<>();
+            for (int i = 0; i < 300; i++) {
+                String key = "k" + random.nextInt(40);
+                String value = random.nextInt(10) == 0 ? null : "v" + i;
+                long offset = f.log.logEndOffset();
+                f.log.appendAsLeader(TestBatches.keyed(t, key, value), 0);
+                model.remove(key);
+                model.put(key, new java.util.AbstractMap.SimpleEntry<>(offset, value));
+            }
+            f.log.roll();
+            f.log.updateHighWatermark(f.log.logEndOffset());
+            // room for 10 keys: 40 keys need at least 4 passes
+            LogCleaner small = new LogCleaner(f.time, KeyOffsetMap.SLOT_BYTES * 12L);
+            LogCleaner.CleanResult result = small.clean(f.log);
+            assertThat(result.passes()).isGreaterThanOrEqualTo(4);
+            assertThat(result.recordsRemoved()).isEqualTo(300 - model.size());
+            assertThat(contents(f.log)).isEqualTo(model);
+            // nothing dirty is left: a full-size cleaner finds nothing more to remove
+            assertThat(new LogCleaner(f.time).clean(f.log).recordsRemoved()).isZero();
+            assertThat(contents(f.log)).isEqualTo(model);
+        }
+    }
+
+    @Test
+    void theKeyMapHoldsAtMostNinetyPercentOfItsSlotsAndKeepsTheLatestOffset() {
+        KeyOffsetMap map = new KeyOffsetMap(KeyOffsetMap.SLOT_BYTES * 100L);
+        assertThat(map.capacity()).isEqualTo(90);
+        for (int i = 0; i < 90; i++) {
+            map.put(("key" + i).getBytes(StandardCharsets.UTF_8), i);
+        }
+        assertThat(map.isFull()).isTrue();
+        assertThat(map.canPut("key5".getBytes(StandardCharsets.UTF_8))).as("a mapped key can still move").isTrue();
+        assertThat(map.canPut("new".getBytes(StandardCharsets.UTF_8))).isFalse();
+        map.put("key5".getBytes(StandardCharsets.UTF_8), 1000);
+        assertThat(map.get("key5".getBytes(StandardCharsets.UTF_8))).isEqualTo(1000);
+        assertThat(map.get("key6".getBytes(StandardCharsets.UTF_8))).isEqualTo(6);
+        assertThat(map.get("absent".getBytes(StandardCharsets.UTF_8))).isEqualTo(-1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> map.put("new".getBytes(StandardCharsets.UTF_8), 1))
+            .isInstanceOf(IllegalStateException.class);
+        map.clear();
+        assertThat(map.size()).isZero();
+        assertThat(map.get("key5".getBytes(StandardCharsets.UTF_8))).isEqualTo(-1);
+    }
+
+    @Test
     void deletePolicyLogsAreNotCompacted() throws Exception {
         try (LogFixture f = new LogFixture(tmp, Map.of(LogConfig.SEGMENT_BYTES, "300"))) {
             for (int i = 0; i < 10; i++) {

@@ -6,6 +6,7 @@ import io.raftline.metadata.image.MetadataImage;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.controller.BrokerHeartbeatRequest;
 import io.raftline.protocol.controller.BrokerHeartbeatResponse;
+import io.raftline.protocol.controller.OfflineReplica;
 import io.raftline.protocol.controller.RegisterBrokerRequest;
 import io.raftline.protocol.metadata.Endpoint;
 import java.io.Closeable;
@@ -14,7 +15,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -48,6 +51,11 @@ public final class BrokerLifecycleManager implements Closeable {
     private volatile long brokerEpoch = -1;
     private volatile boolean wantShutdown;
     private volatile boolean closed;
+    /** The scheduled next heartbeat (manager thread only), and whether one was asked for while another was in flight. */
+    private ScheduledFuture<?> nextHeartbeat;
+    private boolean urgentHeartbeat;
+    private volatile Supplier<List<String>> offlineLogDirs = List::of;
+    private volatile Supplier<List<OfflineReplica>> offlineReplicas = List::of;
 
     public BrokerLifecycleManager(int brokerId, String clusterId, List<Endpoint> endpoints, String rack,
                                   ControllerChannel channel, MetadataFollower follower, long heartbeatIntervalMs, Time time) {
@@ -107,6 +115,34 @@ public final class BrokerLifecycleManager implements Closeable {
         return shutdownDone;
     }
 
+    /**
+     * What every heartbeat reports about storage: the offline log dirs and every replica in them (the full set each
+     * time; the controller keeps those replicas out of ISRs and leaderships while they are reported).
+     */
+    public void setOfflineStorage(Supplier<List<String>> dirs, Supplier<List<OfflineReplica>> replicas) {
+        this.offlineLogDirs = dirs;
+        this.offlineReplicas = replicas;
+    }
+
+    /**
+     * Sends the next heartbeat now instead of at the next interval (a log dir just went offline); if one is in
+     * flight, the following one goes as soon as it is answered. Never starts a second heartbeat chain.
+     */
+    public void heartbeatNow() {
+        try {
+            thread.execute(() -> {
+                ScheduledFuture<?> next = nextHeartbeat;
+                if (next != null && next.cancel(false)) {
+                    heartbeat();
+                } else {
+                    urgentHeartbeat = true;
+                }
+            });
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            // Closed.
+        }
+    }
+
     private void register() {
         if (closed || wantShutdown) {
             return;
@@ -132,7 +168,8 @@ public final class BrokerLifecycleManager implements Closeable {
             return;
         }
         BrokerHeartbeatRequest req = BrokerHeartbeatRequest.newBuilder().setBrokerId(brokerId).setBrokerEpoch(brokerEpoch)
-            .setMetadataOffset(follower.currentImage().index()).setWantShutdown(wantShutdown).build();
+            .setMetadataOffset(follower.currentImage().index()).setWantShutdown(wantShutdown)
+            .addAllOfflineLogDirs(offlineLogDirs.get()).addAllOfflineReplicas(offlineReplicas.get()).build();
         long sentEpoch = brokerEpoch;
         channel.brokerHeartbeat(req, Math.max(1000, heartbeatIntervalMs * 4)).whenCompleteAsync((resp, err) -> {
             if (brokerEpoch != sentEpoch || state == State.STOPPED) {
@@ -144,7 +181,9 @@ public final class BrokerLifecycleManager implements Closeable {
                 onHeartbeat(resp);
             }
             if (state != State.UNREGISTERED && state != State.STOPPED) {
-                schedule(this::heartbeat, heartbeatIntervalMs);
+                long delay = urgentHeartbeat ? 0 : heartbeatIntervalMs;
+                urgentHeartbeat = false;
+                nextHeartbeat = schedule(this::heartbeat, delay);
             }
         }, thread);
     }
@@ -177,11 +216,11 @@ public final class BrokerLifecycleManager implements Closeable {
         }
     }
 
-    private void schedule(Runnable r, long delayMs) {
+    private ScheduledFuture<?> schedule(Runnable r, long delayMs) {
         try {
-            thread.schedule(r, delayMs, TimeUnit.MILLISECONDS);
+            return thread.schedule(r, delayMs, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
-            // Closed.
+            return null; // Closed.
         }
     }
 

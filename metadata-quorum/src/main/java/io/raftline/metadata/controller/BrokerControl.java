@@ -1,14 +1,17 @@
 package io.raftline.metadata.controller;
 
+import io.raftline.common.Uuid;
 import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.metadata.image.PartitionRegistration;
+import io.raftline.metadata.image.TopicIdPartition;
 import io.raftline.metadata.image.TopicImage;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.controller.AllocateProducerIdsRequest;
 import io.raftline.protocol.controller.AllocateProducerIdsResponse;
 import io.raftline.protocol.controller.BrokerHeartbeatRequest;
 import io.raftline.protocol.controller.BrokerHeartbeatResponse;
+import io.raftline.protocol.controller.OfflineReplica;
 import io.raftline.protocol.controller.RegisterBrokerRequest;
 import io.raftline.protocol.controller.RegisterBrokerResponse;
 import io.raftline.protocol.metadata.BrokerState;
@@ -18,8 +21,10 @@ import io.raftline.protocol.metadata.ProducerIdsRecord;
 import io.raftline.protocol.metadata.RegisterBrokerRecord;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.IntPredicate;
 
 /**
@@ -63,6 +68,7 @@ final class BrokerControl {
         lastContactMs.clear();
         arrivals.clear();
         shutdownReadyIndex.clear();
+        partitions.clearOfflineReplicas();
         image.brokers().keySet().forEach(id -> lastContactMs.put(id, nowMs));
     }
 
@@ -97,6 +103,7 @@ final class BrokerControl {
         BrokerRegistration existing = image.broker(id).orElse(null);
         lastContactMs.put(id, nowMs);
         shutdownReadyIndex.remove(id);
+        partitions.clearOfflineReplicas(id);
         if (existing != null && existing.incarnationId().equals(req.getIncarnationId())) {
             // A retry of a registration that already committed: answer with the epoch it got.
             return ControllerResult.answer(resp.setBrokerEpoch(existing.epoch()).build());
@@ -127,6 +134,14 @@ final class BrokerControl {
         }
         lastContactMs.put(id, nowMs);
         boolean caughtUp = req.getMetadataOffset() >= b.epoch();
+        List<MetadataRecord> offline = partitions.setOfflineReplicas(image, id, offlineReplicas(req));
+        if (!offline.isEmpty()) {
+            // Replicas in a failed log dir leave their ISRs first, alone in this entry, so that the state change
+            // below (if any) is decided on an image that already has them out; the next heartbeat does the rest.
+            return new ControllerResult<>(offline, after -> BrokerHeartbeatResponse.newBuilder().setError(Errors.NONE)
+                .setIsCaughtUp(caughtUp).setIsFenced(after.broker(id).map(BrokerRegistration::fenced).orElse(true))
+                .build());
+        }
         List<MetadataRecord> records = new ArrayList<>();
         boolean shouldShutDown = false;
         if (b.state() == BrokerState.FENCED) {
@@ -153,6 +168,16 @@ final class BrokerControl {
             .setIsCaughtUp(caughtUp)
             .setIsFenced(after.broker(id).map(BrokerRegistration::fenced).orElse(true))
             .setShouldShutDown(shutDown).build());
+    }
+
+    private static Set<TopicIdPartition> offlineReplicas(BrokerHeartbeatRequest req) {
+        Set<TopicIdPartition> out = new HashSet<>();
+        for (OfflineReplica r : req.getOfflineReplicasList()) {
+            if (r.getTopicId().size() == Uuid.SIZE_BYTES) {
+                out.add(new TopicIdPartition(Uuid.fromBytes(r.getTopicId().toByteArray()), r.getPartition()));
+            }
+        }
+        return out;
     }
 
     private static boolean leadsNothing(MetadataImage image, int id) {

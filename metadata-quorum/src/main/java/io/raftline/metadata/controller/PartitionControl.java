@@ -5,6 +5,7 @@ import io.raftline.common.Uuid;
 import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.metadata.image.PartitionRegistration;
+import io.raftline.metadata.image.TopicIdPartition;
 import io.raftline.metadata.image.TopicImage;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.TopicPartition;
@@ -40,9 +41,86 @@ import java.util.function.IntPredicate;
 final class PartitionControl {
 
     private final ControllerConfig config;
+    /**
+     * Broker id -> its replicas in offline log dirs, as its latest heartbeat reported them. In memory only, like
+     * heartbeat times: a broker repeats the full set in every heartbeat, so a new controller learns it within one
+     * heartbeat interval; a new registration (the broker restarted) clears it.
+     */
+    private final Map<Integer, Set<TopicIdPartition>> offlineReplicas = new HashMap<>();
 
     PartitionControl(ControllerConfig config) {
         this.config = config;
+    }
+
+    /** True while {@code brokerId} reports its replica of the partition as being in an offline log dir. */
+    boolean isOfflineReplica(int brokerId, Uuid topicId, int partition) {
+        Set<TopicIdPartition> set = offlineReplicas.get(brokerId);
+        return set != null && set.contains(new TopicIdPartition(topicId, partition));
+    }
+
+    /** {@code usable}, less the brokers whose replica of this partition is in an offline log dir. */
+    IntPredicate onlineFor(IntPredicate usable, Uuid topicId, int partition) {
+        if (offlineReplicas.isEmpty()) {
+            return usable;
+        }
+        return usable.and(r -> !isOfflineReplica(r, topicId, partition));
+    }
+
+    /** Forgets every broker's offline replicas (a new controller term). */
+    void clearOfflineReplicas() {
+        offlineReplicas.clear();
+    }
+
+    /** Forgets one broker's offline replicas (it registered again, so its dirs were checked at start). */
+    void clearOfflineReplicas(int brokerId) {
+        offlineReplicas.remove(brokerId);
+    }
+
+    /**
+     * Records the replicas {@code brokerId} reports in offline log dirs (its full current set) and returns the changes
+     * that take it out of their ISRs and move their leaderships, as {@link #removeBroker} does for a whole broker: a
+     * partition whose only ISR member is this replica keeps it as ISR and goes leaderless (or gets an unclean
+     * leader when the topic allows). Reported partitions that do not exist, or that this broker does not hold,
+     * are ignored.
+     */
+    List<MetadataRecord> setOfflineReplicas(MetadataImage image, int brokerId, Set<TopicIdPartition> reported) {
+        if (reported.isEmpty()) {
+            offlineReplicas.remove(brokerId);
+            return List.of();
+        }
+        offlineReplicas.put(brokerId, Set.copyOf(reported));
+        List<MetadataRecord> out = new ArrayList<>();
+        for (TopicIdPartition tip : reported) {
+            TopicImage t = image.topic(tip.topicId()).orElse(null);
+            PartitionRegistration p = t == null ? null : t.partition(tip.partition());
+            if (p == null || !p.replicas().contains(brokerId)) {
+                continue;
+            }
+            if (p.leader() != brokerId && !p.isr().contains(brokerId)) {
+                continue;
+            }
+            IntPredicate usable = onlineFor(activeIn(image), t.id(), tip.partition());
+            List<Integer> isr = p.isr().stream().filter(r -> r != brokerId).toList();
+            if (isr.isEmpty()) {
+                isr = p.isr();
+            }
+            int leader = p.leader();
+            if (leader == brokerId || leader == PartitionRegistration.NO_LEADER) {
+                leader = firstEligible(p.replicas(), isr, usable);
+                if (leader == PartitionRegistration.NO_LEADER && TopicConfigs.uncleanElection(image, config, t.name())) {
+                    leader = firstEligible(p.replicas(), p.replicas(), usable);
+                    if (leader != PartitionRegistration.NO_LEADER) {
+                        isr = List.of(leader);
+                    }
+                }
+            }
+            MetadataRecord r = change(image, t, tip.partition(), p, leader, isr, null, null, null,
+                "broker " + brokerId + " reports its replica in an offline log dir");
+            if (r != null) {
+                out.add(r);
+            }
+        }
+        return out;
     }
 
     static IntPredicate activeIn(MetadataImage image) {
@@ -121,9 +199,10 @@ final class PartitionControl {
                 }
                 int leader = p.leader();
                 if (leader == brokerId || leader == PartitionRegistration.NO_LEADER) {
-                    leader = firstEligible(p.replicas(), isr, usable);
+                    IntPredicate online = onlineFor(usable, t.id(), e.getKey());
+                    leader = firstEligible(p.replicas(), isr, online);
                     if (leader == PartitionRegistration.NO_LEADER && TopicConfigs.uncleanElection(image, config, t.name())) {
-                        leader = firstEligible(p.replicas(), p.replicas(), usable);
+                        leader = firstEligible(p.replicas(), p.replicas(), online);
                         if (leader != PartitionRegistration.NO_LEADER) {
                             isr = List.of(leader);
                         }
@@ -161,11 +240,15 @@ final class PartitionControl {
     }
 
     private MetadataRecord electOne(MetadataImage image, TopicImage t, int partition, PartitionRegistration p,
-                                    IntPredicate usable, boolean unclean, String reason) {
+                                    IntPredicate candidates, boolean unclean, String reason) {
+        IntPredicate usable = onlineFor(candidates, t.id(), partition);
         int leader = firstEligible(p.replicas(), p.isr(), usable);
         List<Integer> isr = p.isr();
         if (leader == PartitionRegistration.NO_LEADER && unclean) {
             leader = firstEligible(p.replicas(), p.replicas(), usable);
+            if (leader == PartitionRegistration.NO_LEADER) {
+                return null;
+            }
             isr = List.of(leader);
         }
         if (leader == PartitionRegistration.NO_LEADER) {
@@ -215,7 +298,7 @@ final class PartitionControl {
                 code = ErrorCode.INVALID_UPDATE_VERSION;
                 why = "partition epoch " + req.getPartitionEpoch() + " is not the current " + p.partitionEpoch();
             } else {
-                why = checkIsr(req.getNewIsrList(), p, request.getBrokerId(), active);
+                why = checkIsr(req.getNewIsrList(), p, request.getBrokerId(), onlineFor(active, id, req.getPartition()));
                 if (why != null) {
                     code = why.startsWith("replica") ? ErrorCode.INELIGIBLE_REPLICA : ErrorCode.INVALID_REQUEST;
                 }
@@ -253,7 +336,7 @@ final class PartitionControl {
                 return "the new ISR " + newIsr + " holds " + r + ", which is not a replica";
             }
             if (!p.isr().contains(r) && !active.test(r)) {
-                return "replica " + r + " is fenced or shutting down and cannot join the ISR";
+                return "replica " + r + " is fenced, shutting down or in an offline log dir and cannot join the ISR";
             }
         }
         return null;
@@ -279,7 +362,7 @@ final class PartitionControl {
         List<Integer> newIsr = target.stream().filter(isr::contains).toList();
         int leader = p.leader();
         if (!target.contains(leader)) {
-            leader = firstEligible(target, newIsr, usable);
+            leader = firstEligible(target, newIsr, onlineFor(usable, t.id(), partition));
         }
         if (newIsr.isEmpty()) {
             return null;
@@ -338,7 +421,7 @@ final class PartitionControl {
                         name + ": the preferred leader " + preferred + " already leads")));
                     continue;
                 }
-                if (!p.isr().contains(preferred) || !usable.test(preferred)) {
+                if (!p.isr().contains(preferred) || !onlineFor(usable, t.id(), tp.getPartition()).test(preferred)) {
                     resp.addPartitions(r.setError(Errors.of(ErrorCode.PREFERRED_LEADER_NOT_AVAILABLE,
                         name + ": the preferred leader " + preferred + " is not an active member of the ISR " + p.isr())));
                     continue;
@@ -388,7 +471,8 @@ final class PartitionControl {
             }
             for (TopicImage t : image.topicsById().values()) {
                 t.partitions().forEach((n, p) -> {
-                    if (p.preferredLeader() == broker && p.leader() != broker && p.isr().contains(broker)) {
+                    if (p.preferredLeader() == broker && p.leader() != broker && p.isr().contains(broker)
+                        && !isOfflineReplica(broker, t.id(), n)) {
                         MetadataRecord r = change(image, t, n, p, broker, null, null, null, null, "automatic preferred election");
                         if (r != null) {
                             out.add(r);

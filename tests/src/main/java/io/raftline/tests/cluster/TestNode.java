@@ -16,6 +16,9 @@ import java.util.concurrent.TimeUnit;
 /** One node process of a {@link TestCluster}: start, stop (SIGTERM), kill -9, pause (SIGSTOP), resume. */
 public final class TestNode {
 
+    /** In a config value given to the cluster builder: replaced by each node's own directory. */
+    public static final String NODE_DIR = "{node.dir}";
+
     private final int id;
     private final Path dir;
     private final boolean controller;
@@ -96,7 +99,8 @@ public final class TestNode {
         sb.append("quorum.listener=127.0.0.1:").append(quorumPort).append('\n');
         sb.append("controller.listener=127.0.0.1:").append(controllerPort).append('\n');
         sb.append("metrics.listener=127.0.0.1:").append(metricsPort).append('\n');
-        extra.forEach((k, v) -> sb.append(k).append('=').append(v).append('\n'));
+        // "{node.dir}" in a value stands for this node's directory (e.g. several log.dirs per node).
+        extra.forEach((k, v) -> sb.append(k).append('=').append(v.replace(NODE_DIR, dir.toString())).append('\n'));
         try {
             Files.createDirectories(dir.resolve("logs"));
             Files.writeString(configFile(), sb.toString(), StandardCharsets.UTF_8);
