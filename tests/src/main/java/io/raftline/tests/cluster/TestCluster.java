@@ -81,6 +81,7 @@ public final class TestCluster implements AutoCloseable {
     private final Builder spec;
     private final Map<Integer, TestNode> nodes = new LinkedHashMap<>();
     private final String clusterId;
+    private final Thread reaper;
 
     private TestCluster(Builder spec) {
         this.spec = spec;
@@ -90,6 +91,15 @@ public final class TestCluster implements AutoCloseable {
             throw new UncheckedIOException(e);
         }
         this.clusterId = ClusterIdMaker.make(UUID.randomUUID());
+        // A test JVM stopped from outside (a build timeout, Ctrl-C) never reaches close(): its nodes go with it.
+        this.reaper = new Thread(this::killNodes, "test-cluster-reaper");
+        Runtime.getRuntime().addShutdownHook(reaper);
+    }
+
+    private void killNodes() {
+        for (TestNode node : nodes.values()) {
+            node.kill();
+        }
     }
 
     private void startAll() {
@@ -236,8 +246,11 @@ public final class TestCluster implements AutoCloseable {
                 admin = null;
             }
         }
-        for (TestNode node : nodes.values()) {
-            node.kill();
+        killNodes();
+        try {
+            Runtime.getRuntime().removeShutdownHook(reaper);
+        } catch (IllegalStateException shuttingDown) {
+            // close() called from another shutdown hook: the reaper runs anyway
         }
         if (System.getenv("RAFTLINE_KEEP_TEST_DIRS") == null) {
             try (Stream<Path> walk = Files.walk(root)) {
