@@ -2,6 +2,7 @@ package io.raftline.broker;
 
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.raftline.broker.config.HostPort;
 import io.raftline.broker.config.ServerConfig;
@@ -18,6 +19,7 @@ import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
 import io.raftline.broker.rpc.BrokerRpcService;
 import io.raftline.broker.rpc.ProducerIdManager;
+import io.raftline.broker.rpc.RequestLimits;
 import io.raftline.common.Time;
 import io.raftline.metadata.client.BrokerLifecycleManager;
 import io.raftline.metadata.client.BrokerMetadataClient;
@@ -124,7 +126,18 @@ public final class BrokerServer implements AutoCloseable {
         replicaManager.setIsrChangeListener(metrics::isrChanged);
         scheduler.scheduleWithFixedDelay(metrics::refresh, 1, 5, TimeUnit.SECONDS);
         BrokerRpcService service = new BrokerRpcService(replicaManager, metrics, metadata.channel(), producerIds,
-            config.originals(), config.getBoolean("auto.create.topics.enable"), index -> metadata.follower().awaitIndex(index));
+            config.originals(), config.getBoolean("auto.create.topics.enable"), index -> metadata.follower().awaitIndex(index),
+            new RequestLimits(config.getInt("produce.stream.max.in.flight.requests"), config.getInt("queued.max.requests"),
+                config.getLong("queued.max.request.bytes"), config.getInt("fetch.stream.max.in.flight.requests"),
+                config.getInt("fetch.max.bytes")));
+        Gauge.builder("raftline.produce.queued.requests", service, BrokerRpcService::queuedProduceRequests)
+            .description("Produce requests this broker holds (read, not answered); at most queued.max.requests")
+            .register(registry);
+        Gauge.builder("raftline.produce.queued.bytes", service, BrokerRpcService::queuedProduceBytes)
+            .description("Bytes of the produce requests this broker holds").register(registry);
+        Gauge.builder("raftline.produce.streams.waiting", service, BrokerRpcService::produceStreamsWaitingForRoom)
+            .description("Producer connections this broker stopped reading until it holds fewer requests")
+            .register(registry);
         BrokerOffsetsTopic offsetsTopic = new BrokerOffsetsTopic(replicaManager, metadata.channel(),
             config.getInt("offsets.topic.num.partitions"), config.getInt("offsets.commit.timeout.ms"));
         groupScheduler = new ExecutorGroupScheduler("group-coordinator-" + brokerId);
@@ -150,10 +163,15 @@ public final class BrokerServer implements AutoCloseable {
         metrics.setGroupMemberCounts(groupCoordinator::memberCounts);
         HostPort listener = config.brokerListener();
         int maxMessage = config.getInt("message.max.bytes");
+        int maxRequest = config.getInt("socket.request.max.bytes");
+        if (maxRequest < maxMessage) {
+            throw new IllegalArgumentException("socket.request.max.bytes (" + maxRequest + ") is smaller than message.max.bytes ("
+                + maxMessage + "): a batch the log accepts could never arrive");
+        }
         server = NettyServerBuilder.forAddress(new InetSocketAddress(listener.host(), listener.port()))
             .executor(requestExecutor)
-            .maxInboundMessageSize(Math.max(64 << 20, maxMessage * 4))
-            .flowControlWindow(8 << 20)
+            .maxInboundMessageSize(maxRequest)
+            .flowControlWindow(config.getInt("broker.flow.control.window.bytes"))
             .permitKeepAliveTime(10, TimeUnit.SECONDS)
             .addService(service)
             .addService(GroupRpcService.serviceDefinition(groupCoordinator))

@@ -160,7 +160,22 @@ public final class ServerConfig {
         // Requests
         .define("num.io.threads", INT, 8, atLeast(1), "requests", "Threads that handle requests.")
         .define("queued.max.requests", INT, 500, atLeast(1), "requests",
-            "Requests a broker queues before pushing back on clients.")
+            "Produce requests a broker holds (read, not yet answered) before it stops reading from producers: past "
+                + "it, flow control holds them back. Also bounds the acks=all produces waiting for replication.")
+        .define("queued.max.request.bytes", LONG, 67_108_864L, atLeast(1), "requests",
+            "Bytes of produce requests a broker holds before it stops reading from producers (as queued.max.requests).")
+        .define("produce.stream.max.in.flight.requests", INT, 16, atLeast(1), "requests",
+            "Produce requests one producer connection may have in flight at the broker; the next is read when one is "
+                + "answered.")
+        .define("fetch.stream.max.in.flight.requests", INT, 4, atLeast(1), "requests",
+            "Fetch requests one consumer or follower connection may have in flight (parked in a long poll included).")
+        .define("fetch.max.bytes", INT, 57_671_680, atLeast(1024), "requests",
+            "The most record bytes one fetch answer carries, whatever the client asks for.")
+        .define("socket.request.max.bytes", INT, 104_857_600, atLeast(1024), "requests",
+            "The largest request message the broker reads (gRPC maxInboundMessageSize); at least message.max.bytes.")
+        .define("broker.flow.control.window.bytes", INT, 8_388_608, atLeast(65_535), "requests",
+            "HTTP/2 flow-control window of each stream on broker.listener: bytes a client may send ahead of what the "
+                + "broker has read.")
         .define("request.timeout.ms", INT, 30_000, atLeast(1), "requests", "Longest wait for a broker-to-controller request.")
         // Groups
         .define("offsets.topic.num.partitions", INT, 50, atLeast(1), "groups", "Partitions of __consumer_offsets.")

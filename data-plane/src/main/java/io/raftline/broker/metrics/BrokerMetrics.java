@@ -60,6 +60,11 @@ public final class BrokerMetrics {
             .description("Partition replicas on this broker").register(registry);
         Gauge.builder("raftline.partitions.offline", this, m -> m.offlinePartitions(m.replicaManager.image()))
             .description("Partitions without a leader, cluster-wide, in this broker's metadata").register(registry);
+        for (boolean followers : new boolean[] {false, true}) {
+            Gauge.builder("raftline.fetch.parked", this, m -> m.replicaManager.fetchManager().parkedFetches(followers))
+                .tag("from", followers ? "follower" : "consumer")
+                .description("Fetches parked in a long poll on this broker (the fetch purgatory)").register(registry);
+        }
         Gauge.builder("raftline.metadata.image.index", metadataIndex, LongSupplier::getAsLong)
             .description("Raft index of this node's metadata image").register(registry);
         Gauge.builder("raftline.metadata.lag.entries", this,

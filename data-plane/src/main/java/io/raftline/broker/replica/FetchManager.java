@@ -13,6 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Fetches from leaders, for consumers and followers, with Kafka's long poll: a fetch that finds fewer than
@@ -45,6 +46,8 @@ public final class FetchManager implements AutoCloseable {
         return t;
     });
     private final Map<TopicPartition, Set<DelayedFetch>> waiting = new ConcurrentHashMap<>();
+    /** Long polls parked now, by who asked (index 0 consumers, 1 followers): the fetch purgatory's size. */
+    private final AtomicInteger[] parked = {new AtomicInteger(), new AtomicInteger()};
 
     FetchManager(ReplicaManager replicaManager, ScheduledExecutorService scheduler) {
         this.replicaManager = replicaManager;
@@ -64,6 +67,7 @@ public final class FetchManager implements AutoCloseable {
         if (delayed.tryComplete(request.maxWaitMs() <= 0)) {
             return future;
         }
+        delayed.park();
         for (PartitionFetch pf : request.partitions()) {
             waiting.computeIfAbsent(pf.tp(), k -> ConcurrentHashMap.newKeySet()).add(delayed);
         }
@@ -74,6 +78,15 @@ public final class FetchManager implements AutoCloseable {
         delayed.timeout = scheduler.schedule(() -> wakeups.execute(() -> delayed.tryComplete(true)),
             request.maxWaitMs(), TimeUnit.MILLISECONDS);
         return future;
+    }
+
+    /**
+     * Fetches parked in a long poll right now, from followers ({@code fromFollowers}) or consumers. A parked
+     * fetch has not read its answer yet: once a follower's count is zero, nothing appended later can reach it
+     * through a request it already sent.
+     */
+    public int parkedFetches(boolean fromFollowers) {
+        return parked[fromFollowers ? 1 : 0].get();
     }
 
     /** New data or a new high watermark on {@code tp}: waiting fetches look again. */
@@ -121,6 +134,8 @@ public final class FetchManager implements AutoCloseable {
         final CompletableFuture<List<PartitionData>> future;
         final AtomicBoolean done = new AtomicBoolean();
         volatile ScheduledFuture<?> timeout;
+        /** Set (before registration) when the fetch parks; counted in {@link #parked} until it completes. */
+        private volatile boolean isParked;
 
         DelayedFetch(Request request, CompletableFuture<List<PartitionData>> future) {
             this.request = request;
@@ -162,7 +177,16 @@ public final class FetchManager implements AutoCloseable {
             return false;
         }
 
+        void park() {
+            isParked = true;
+            parked[request.fromFollower() ? 1 : 0].incrementAndGet();
+        }
+
+        /** Runs once, after {@code done} was set. */
         private void unregister() {
+            if (isParked) {
+                parked[request.fromFollower() ? 1 : 0].decrementAndGet();
+            }
             ScheduledFuture<?> t = timeout;
             if (t != null) {
                 t.cancel(false);

@@ -299,6 +299,33 @@ public final class Partition {
         return future;
     }
 
+    /**
+     * Drops a waiter of {@link #awaitCommitted} that its produce gave up on (timed out), so a high watermark that
+     * stays put cannot make the waiters pile up: the produce's answer was sent and nothing will read this one.
+     */
+    public void forgetCommitWaiter(long lastOffset, CompletableFuture<ErrorCode> future) {
+        synchronized (lock) {
+            List<PendingAck> acks = pendingAcks.get(lastOffset + 1);
+            if (acks != null) {
+                acks.removeIf(a -> a.future() == future);
+                if (acks.isEmpty()) {
+                    pendingAcks.remove(lastOffset + 1);
+                }
+            }
+        }
+    }
+
+    /** acks=all produces waiting for the high watermark (the produce purgatory of this partition). */
+    public int commitWaiters() {
+        synchronized (lock) {
+            int n = 0;
+            for (List<PendingAck> acks : pendingAcks.values()) {
+                n += acks.size();
+            }
+            return n;
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // Leader: fetch
 

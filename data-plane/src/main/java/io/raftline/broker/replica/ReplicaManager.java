@@ -354,9 +354,11 @@ public final class ReplicaManager implements AutoCloseable {
         }
         CompletableFuture<ProduceResult> result = new CompletableFuture<>();
         CompletableFuture<ErrorCode> committed = partition.awaitCommitted(appended.lastOffset());
-        var timeout = scheduler.schedule(() -> result.complete(ProduceResult.failed(ErrorCode.REQUEST_TIMED_OUT,
-            "the ISR of " + tp + " did not replicate offset " + appended.lastOffset() + " within " + timeoutMs + " ms")),
-            timeoutMs, TimeUnit.MILLISECONDS);
+        var timeout = scheduler.schedule(() -> {
+            result.complete(ProduceResult.failed(ErrorCode.REQUEST_TIMED_OUT,
+                "the ISR of " + tp + " did not replicate offset " + appended.lastOffset() + " within " + timeoutMs + " ms"));
+            partition.forgetCommitWaiter(appended.lastOffset(), committed);
+        }, timeoutMs, TimeUnit.MILLISECONDS);
         committed.whenComplete((code, err) -> {
             timeout.cancel(false);
             if (code == ErrorCode.NONE) {

@@ -69,8 +69,8 @@ public final class BrokerRpcService extends DataPlaneRpc {
 
     public BrokerRpcService(ReplicaManager replicaManager, BrokerMetrics metrics, ControllerChannel controller,
                             ProducerIdManager producerIds, Map<String, String> brokerConfig, boolean autoCreateTopics,
-                            LongFunction<CompletableFuture<Void>> awaitMetadataIndex) {
-        super(replicaManager, metrics);
+                            LongFunction<CompletableFuture<Void>> awaitMetadataIndex, RequestLimits limits) {
+        super(replicaManager, metrics, limits);
         this.awaitMetadataIndex = awaitMetadataIndex;
         this.controller = controller;
         this.producerIds = producerIds;

@@ -44,15 +44,16 @@ import java.util.Optional;
  */
 public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBase {
 
-    /** Requests a produce stream may have in flight before the broker stops reading from it (back-pressure). */
-    static final int MAX_IN_FLIGHT_PER_STREAM = 16;
-
     protected final ReplicaManager replicaManager;
     protected final BrokerMetrics metrics;
+    private final RequestLimits limits;
+    private final ProduceAdmission admission;
 
-    protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics) {
+    protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics, RequestLimits limits) {
         this.replicaManager = replicaManager;
         this.metrics = metrics;
+        this.limits = limits;
+        this.admission = new ProduceAdmission(limits.queuedMaxRequests(), limits.queuedMaxRequestBytes());
     }
 
     static Error error(ErrorCode code, String message) {
@@ -61,72 +62,202 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
 
     static final Error NO_ERROR = Error.getDefaultInstance();
 
+    /** Produce requests this broker holds now (read, not answered) and the stream waiting for room. */
+    public int queuedProduceRequests() {
+        return admission.requests();
+    }
+
+    public long queuedProduceBytes() {
+        return admission.bytes();
+    }
+
+    public int produceStreamsWaitingForRoom() {
+        return admission.waiting();
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // Produce
 
     @Override
     public StreamObserver<ProduceRequest> produce(StreamObserver<ProduceResponse> responses) {
-        ServerCallStreamObserver<ProduceResponse> call = (ServerCallStreamObserver<ProduceResponse>) responses;
-        call.disableAutoRequest();
-        call.request(MAX_IN_FLIGHT_PER_STREAM);
-        return new StreamObserver<>() {
-            @Override
-            public void onNext(ProduceRequest request) {
-                long startNs = System.nanoTime();
-                Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
-                for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
-                    // A private copy: the log stamps offsets into these bytes in place.
-                    data.put(new TopicPartition(pd.getTopic(), pd.getPartition()),
-                        ByteBuffer.wrap(pd.getRecords().toByteArray()));
+        ProduceStream stream = new ProduceStream((ServerCallStreamObserver<ProduceResponse>) responses);
+        stream.start();
+        return stream;
+    }
+
+    /**
+     * One producer connection's stream. It asks gRPC for one message at a time, and only while it has fewer than
+     * {@code produce.stream.max.in.flight.requests} unanswered and holds a reservation of the broker-wide
+     * {@link ProduceAdmission}; otherwise gRPC stops reading it and flow control holds the producer back.
+     *
+     * <p>Locking: the state below is guarded by the call's monitor (which {@link #send} also takes). The admission
+     * is called with that monitor held only through {@link ProduceAdmission#reserveOrWait}, which calls nothing back;
+     * releases (which grant other streams, taking their monitors) run with no stream monitor held.
+     */
+    private final class ProduceStream implements StreamObserver<ProduceRequest>, ProduceAdmission.Waiter {
+        private final ServerCallStreamObserver<ProduceResponse> call;
+        private int inFlight;
+        /** A reservation is held and one message was asked for. */
+        private boolean demand;
+        /** Queued in the admission, waiting for room. */
+        private boolean queued;
+        /** The client finished sending (complete the call once nothing is in flight) or went away. */
+        private boolean halfClosed;
+        private boolean closed;
+
+        ProduceStream(ServerCallStreamObserver<ProduceResponse> call) {
+            this.call = call;
+            call.disableAutoRequest();
+            call.setOnCancelHandler(this::close);
+        }
+
+        void start() {
+            synchronized (call) {
+                pump();
+            }
+        }
+
+        /** Asks for the next message if this stream and the broker have room. Call's monitor held. */
+        private void pump() {
+            if (closed || halfClosed || demand || queued || inFlight >= limits.produceInFlightPerStream()) {
+                return;
+            }
+            if (admission.reserveOrWait(this)) {
+                demand = true;
+                call.request(1);
+            } else {
+                queued = true;
+            }
+        }
+
+        @Override
+        public void granted() {
+            boolean unwanted;
+            synchronized (call) {
+                queued = false;
+                unwanted = closed || halfClosed || call.isCancelled();
+                if (!unwanted) {
+                    demand = true;
+                    call.request(1);
                 }
-                replicaManager.appendRecords(request.getAcks(), Math.max(1, request.getTimeoutMs()), data)
-                    .whenComplete((results, err) -> {
+            }
+            if (unwanted) {
+                admission.cancelReservation();
+            }
+        }
+
+        @Override
+        public void onNext(ProduceRequest request) {
+            long size = request.getSerializedSize();
+            synchronized (call) {
+                demand = false;
+                inFlight++;
+                admission.arrived(size);
+                pump();
+            }
+            long startNs = System.nanoTime();
+            Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
+            for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
+                // A private copy: the log stamps offsets into these bytes in place.
+                data.put(new TopicPartition(pd.getTopic(), pd.getPartition()),
+                    ByteBuffer.wrap(pd.getRecords().toByteArray()));
+            }
+            replicaManager.appendRecords(request.getAcks(), Math.max(1, request.getTimeoutMs()), data)
+                .whenComplete((results, err) -> {
+                    try {
                         if (err == null) {
                             recordProduced(data, results);
                         }
                         metrics.recordLatency("produce", System.nanoTime() - startNs);
                         if (request.getAcks() != 0) {
-                            ProduceResponse.Builder b = ProduceResponse.newBuilder()
-                                .setCorrelationId(request.getCorrelationId());
-                            for (TopicPartition tp : data.keySet()) {
-                                ReplicaManager.ProduceResult r = err == null ? results.get(tp)
-                                    : new ReplicaManager.ProduceResult(ErrorCode.UNKNOWN, err.toString(), -1, -1, -1);
-                                ProduceResponse.PartitionResult.Builder pr = ProduceResponse.PartitionResult.newBuilder()
-                                    .setTopic(tp.topic())
-                                    .setPartition(tp.partition())
-                                    .setError(r.error() == ErrorCode.NONE ? NO_ERROR : error(r.error(), r.message()))
-                                    .setBaseOffset(r.baseOffset())
-                                    .setLogAppendTimeMs(r.logAppendTimeMs())
-                                    .setLogStartOffset(r.logStartOffset());
-                                if (r.error() == ErrorCode.NOT_LEADER) {
-                                    leaderHint(tp).ifPresent(pr::setCurrentLeader);
-                                }
-                                b.addPartitions(pr);
-                            }
-                            send(call, b.build());
+                            send(call, response(request, data, results, err));
                         }
-                        synchronized (call) {
-                            if (!call.isCancelled()) {
-                                call.request(1);
-                            }
-                        }
-                    });
-            }
+                    } finally {
+                        finished(size);
+                    }
+                });
+        }
 
-            @Override
-            public void onError(Throwable t) {
-                // the client went away; in-flight appends finish on their own
+        private void finished(long size) {
+            synchronized (call) {
+                inFlight--;
             }
+            admission.release(size);
+            synchronized (call) {
+                if (halfClosed && inFlight == 0 && !closed) {
+                    closed = true;
+                    if (!call.isCancelled()) {
+                        call.onCompleted();
+                    }
+                } else {
+                    pump();
+                }
+            }
+        }
 
-            @Override
-            public void onCompleted() {
-                synchronized (call) {
+        @Override
+        public void onError(Throwable t) {
+            // the client went away; in-flight appends finish on their own
+            close();
+        }
+
+        @Override
+        public void onCompleted() {
+            boolean cancel;
+            synchronized (call) {
+                halfClosed = true;
+                cancel = demand;
+                demand = false;
+                if (inFlight == 0 && !closed) {
+                    closed = true;
                     if (!call.isCancelled()) {
                         call.onCompleted();
                     }
                 }
             }
-        };
+            if (cancel) {
+                admission.cancelReservation();
+            }
+        }
+
+        private void close() {
+            boolean cancel;
+            boolean wasQueued;
+            synchronized (call) {
+                closed = true;
+                cancel = demand;
+                demand = false;
+                wasQueued = queued;
+            }
+            if (cancel) {
+                admission.cancelReservation();
+            }
+            if (wasQueued) {
+                // If the grant raced ahead of this, granted() sees the stream closed and hands the reservation back.
+                admission.forget(this);
+            }
+        }
+    }
+
+    private ProduceResponse response(ProduceRequest request, Map<TopicPartition, ByteBuffer> data,
+                                     Map<TopicPartition, ReplicaManager.ProduceResult> results, Throwable err) {
+        ProduceResponse.Builder b = ProduceResponse.newBuilder().setCorrelationId(request.getCorrelationId());
+        for (TopicPartition tp : data.keySet()) {
+            ReplicaManager.ProduceResult r = err == null ? results.get(tp)
+                : new ReplicaManager.ProduceResult(ErrorCode.UNKNOWN, err.toString(), -1, -1, -1);
+            ProduceResponse.PartitionResult.Builder pr = ProduceResponse.PartitionResult.newBuilder()
+                .setTopic(tp.topic())
+                .setPartition(tp.partition())
+                .setError(r.error() == ErrorCode.NONE ? NO_ERROR : error(r.error(), r.message()))
+                .setBaseOffset(r.baseOffset())
+                .setLogAppendTimeMs(r.logAppendTimeMs())
+                .setLogStartOffset(r.logStartOffset());
+            if (r.error() == ErrorCode.NOT_LEADER) {
+                leaderHint(tp).ifPresent(pr::setCurrentLeader);
+            }
+            b.addPartitions(pr);
+        }
+        return b.build();
     }
 
     private void recordProduced(Map<TopicPartition, ByteBuffer> data, Map<TopicPartition, ReplicaManager.ProduceResult> results) {
@@ -173,6 +304,10 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     @Override
     public StreamObserver<FetchRequest> fetch(StreamObserver<FetchResponse> responses) {
         ServerCallStreamObserver<FetchResponse> call = (ServerCallStreamObserver<FetchResponse>) responses;
+        // At most fetch.stream.max.in.flight.requests fetches per stream are read (and may park); the next is read
+        // when one is answered. Consumers and followers send one at a time, so this only bounds a misbehaving client.
+        call.disableAutoRequest();
+        call.request(limits.fetchInFlightPerStream());
         return new StreamObserver<>() {
             @Override
             public void onNext(FetchRequest request) {
@@ -182,8 +317,11 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                     parts.add(new FetchManager.PartitionFetch(new TopicPartition(p.getTopic(), p.getPartition()),
                         p.getFetchOffset(), p.getPartitionMaxBytes(), p.getCurrentLeaderEpoch(), p.getLastFetchedEpoch()));
                 }
+                // fetch.max.bytes caps every answer, whatever the client asked (0 or less asks for no limit).
+                int maxBytes = request.getMaxBytes() <= 0 ? limits.fetchMaxBytes()
+                    : Math.min(request.getMaxBytes(), limits.fetchMaxBytes());
                 FetchManager.Request fetch = new FetchManager.Request(request.getReplicaId(), request.getMaxWaitMs(),
-                    request.getMinBytes(), request.getMaxBytes(), parts);
+                    request.getMinBytes(), maxBytes, parts);
                 replicaManager.fetchManager().fetch(fetch).whenComplete((data, err) -> {
                     FetchResponse.Builder b = FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId());
                     if (err != null) {
@@ -196,6 +334,11 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                     send(call, b.build());
                     metrics.recordLatency(request.getReplicaId() >= 0 ? "fetch_follower" : "fetch_consumer",
                         System.nanoTime() - startNs);
+                    synchronized (call) {
+                        if (!call.isCancelled()) {
+                            call.request(1);
+                        }
+                    }
                 });
             }
 
