@@ -199,6 +199,15 @@ final class NetnsHosts implements AutoCloseable {
         return count;
     }
 
+    /** 1..count. */
+    List<Integer> allHosts() {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 1; i <= count; i++) {
+            out.add(i);
+        }
+        return out;
+    }
+
     Path work() {
         return work;
     }
