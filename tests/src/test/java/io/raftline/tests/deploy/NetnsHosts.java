@@ -247,6 +247,10 @@ final class NetnsHosts implements AutoCloseable {
         pb.environment().put("ANSIBLE_NOCOLOR", "1");
         pb.environment().put("ANSIBLE_CONFIG", repoRoot.resolve("deploy/ansible/ansible.cfg").toString());
         pb.environment().put("ANSIBLE_LOCAL_TEMP", work.resolve("ansible-local").toString());
+        // Per-task timings in the output (cmd-N-ansible-*.out), and ssh control sockets of this run only: a master
+        // left over from an earlier run (its namespaces gone) must never carry this run's connections.
+        pb.environment().put("ANSIBLE_CALLBACKS_ENABLED", "ansible.posix.profile_tasks");
+        pb.environment().put("ANSIBLE_SSH_CONTROL_PATH_DIR", work.resolve("ansible-cp").toString());
         return run(pb, timeout, "ansible-" + playbook.replace(".yml", ""));
     }
 

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,11 +17,13 @@ import org.junit.jupiter.api.io.TempDir;
  * The plain ssh path, proven on three network-namespace hosts: deploy/scripts/raftline-cluster.sh deploys 3
  * combined nodes from the same inventory as the playbooks (one cluster id, voters then brokers, every broker
  * active), a record produced on one host is consumed on another, a rolling restart restarts every node (new
- * pids) and the records are still there, and stop stops them. It installs nothing: where root, network
- * namespaces, sshd or nftables are missing it skips with one line saying which.
+ * pids) and the records are still there, and stop stops them. Only with {@code ./raftline test --system} (the
+ * rolling restart takes minutes); it installs nothing: where root, network namespaces, sshd or nftables are
+ * missing it skips with one line saying which.
  */
+@Tag("system")
 @Timeout(900)
-class DeploySshScriptSmokeIT {
+class DeployWithSshScriptIT {
 
     @TempDir
     Path tmp;
@@ -29,7 +32,7 @@ class DeploySshScriptSmokeIT {
     void deployRollingRestartAndStopWithTheSshScript() throws Exception {
         Optional<String> missing = NetnsHosts.missingPrerequisite(false);
         if (missing.isPresent()) {
-            System.out.println("DeploySshScriptSmokeIT skipped: " + missing.get());
+            System.out.println("DeployWithSshScriptIT skipped: " + missing.get());
         }
         Assumptions.assumeTrue(missing.isEmpty(), () -> "skipped: " + missing.orElse(""));
         Path work = Files.createDirectories(Path.of("/tmp/raftline-deploy-script-" + ProcessHandle.current().pid()));
@@ -71,6 +74,6 @@ class DeploySshScriptSmokeIT {
     }
 
     private static void step(String what) {
-        System.out.println("[DeploySshScriptSmokeIT] " + what);
+        System.out.println("[DeployWithSshScriptIT] " + what);
     }
 }
