@@ -123,6 +123,7 @@ class DeployOnHostsIT {
             hosts.helper(Duration.ofSeconds(30), "heal");
             NetnsHosts.await(() -> cluster.brokersIn(4, "active").size() == 3, Duration.ofSeconds(120), "all brokers active");
             step("done");
+            hosts.passed();
         }
     }
 

@@ -56,6 +56,7 @@ class DeployOnHostsSmokeIT {
                 assertThat(cluster.root(i).resolve("var/lib/raftline/raftline.pid")).as("rl-n" + i + " stopped")
                     .doesNotExist();
             }
+            hosts.passed();
         }
     }
 }

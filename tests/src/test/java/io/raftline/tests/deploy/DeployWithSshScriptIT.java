@@ -66,6 +66,7 @@ class DeployWithSshScriptIT {
                 assertThat(cluster.root(i).resolve("var/lib/raftline/raftline.pid")).as("rl-n" + i + " stopped")
                     .doesNotExist();
             }
+            hosts.passed();
         }
     }
 

@@ -48,6 +48,7 @@ final class NetnsHosts implements AutoCloseable {
     private final FileLock lock;
     private final List<Process> sshds = new ArrayList<>();
     private int commands;
+    private boolean passed;
 
     private NetnsHosts(Path repoRoot, Path work, int count, FileChannel lockChannel, FileLock lock) {
         this.repoRoot = repoRoot;
@@ -324,6 +325,11 @@ final class NetnsHosts implements AutoCloseable {
         }
     }
 
+    /** The test passed: {@link #close()} deletes the work directory (kept after a failure, for its logs). */
+    void passed() {
+        passed = true;
+    }
+
     @Override
     public void close() {
         // down kills every process in the namespaces (sshd, the nodes it started) and removes them.
@@ -336,6 +342,11 @@ final class NetnsHosts implements AutoCloseable {
             lockChannel.close();
         } catch (IOException e) {
             throw new IllegalStateException("cannot release " + LOCK_FILE, e);
+        }
+        if (passed) {
+            exec(Duration.ofMinutes(2), List.of("rm", "-rf", "--", work.toString()), null);
+        } else {
+            System.out.println("kept for diagnosis: " + work + " (node logs in hosts/rl-n*/var/log/raftline)");
         }
     }
 }
