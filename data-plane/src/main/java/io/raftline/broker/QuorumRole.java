@@ -34,20 +34,40 @@ final class QuorumRole {
         config.quorumVoters().forEach((id, hp) -> voters.put(id, InetSocketAddress.createUnresolved(hp.host(), hp.port())));
         HostPort quorum = config.quorumListener();
         HostPort controller = config.controllerListener();
-        String advertisedHost = controller.host().equals("0.0.0.0") ? config.brokerAdvertisedListener().host()
-            : controller.host();
         return QuorumConfig.builder()
             .nodeId(config.nodeId())
             .clusterId(clusterId)
             .quorumListener(quorum.host(), quorum.port())
             .controllerListener(controller.host(), controller.port())
-            .controllerAdvertisedHost(advertisedHost)
+            .controllerAdvertisedHost(controllerAdvertisedHost(config))
             .voters(voters)
             .metadataDir(config.metadataDir())
             .snapshotRecords(config.getLong("metadata.snapshot.records"))
             .electionTimeoutMs(config.getInt("quorum.election.timeout.min.ms"), config.getInt("quorum.election.timeout.max.ms"))
             .requestTimeoutMs(config.getInt("quorum.request.timeout.ms"))
             .build();
+    }
+
+    /**
+     * The host brokers and the other voters are told to reach this node's controller.listener at (the active
+     * controller's address they follow): the listener's own host when it names one; bound to the wildcard, this
+     * node's entry in quorum.voters, the address the other voters already reach it at on every host of a
+     * multi-host cluster; only without such an entry, the broker's advertised host (this host's name).
+     */
+    static String controllerAdvertisedHost(ServerConfig config) {
+        HostPort controller = config.controllerListener();
+        if (!isWildcard(controller.host())) {
+            return controller.host();
+        }
+        HostPort self = config.quorumVoters().get(config.nodeId());
+        if (self != null && !isWildcard(self.host())) {
+            return self.host();
+        }
+        return config.brokerAdvertisedListener().host();
+    }
+
+    private static boolean isWildcard(String host) {
+        return host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]") || host.isEmpty();
     }
 
     static ControllerConfig controllerConfig(ServerConfig config) {

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code maxRecords}), with a reader thread that keeps every acknowledged line. {@link #finish} closes stdin,
  * waits for the producer to drain and exit, and returns what happened.
  */
-final class AcksAllLoad {
+final class AcksAllLoad implements AutoCloseable {
 
     /** The outcome: records sent, acknowledged lines, the producer's exit code and its error lines. */
     record Outcome(int sent, Set<String> acked, int exitCode, List<String> errors) {
@@ -75,6 +75,19 @@ final class AcksAllLoad {
 
     int acked() {
         return acked.size();
+    }
+
+    /** Stops the producer at once (a step failed before {@link #finish}); does nothing once it has exited. */
+    @Override
+    public void close() throws InterruptedException {
+        stop.set(true);
+        if (process.isAlive()) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
+            process.destroyForcibly();
+            process.waitFor(10, TimeUnit.SECONDS);
+        }
+        generator.join(10_000);
+        reader.join(10_000);
     }
 
     Outcome finish() throws InterruptedException, IOException {

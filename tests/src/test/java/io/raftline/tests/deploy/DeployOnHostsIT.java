@@ -67,13 +67,16 @@ class DeployOnHostsIT {
                 "--report-acks", "--producer-property", "delivery.timeout.ms=120000", "--bootstrap-server",
                 cluster.bootstrap()));
             loadProducer.environment().put("RAFTLINE_CLI_OPTS", "-Xmx256m");
-            AcksAllLoad load = new AcksAllLoad(loadProducer, work.resolve("load.err"), 100, 200_000);
-            NetnsHosts.await(() -> load.acked() > 200, Duration.ofSeconds(60), "the load to get acks");
-            long restartStart = System.nanoTime();
-            NetnsHosts.check(cluster.playbook("upgrade.yml", Duration.ofMinutes(20), "-e",
-                "raftline_tarball=" + upgraded), "upgrade.yml");
-            long restartMs = (System.nanoTime() - restartStart) / 1_000_000;
-            AcksAllLoad.Outcome outcome = load.finish();
+            AcksAllLoad.Outcome outcome;
+            long restartMs;
+            try (AcksAllLoad load = new AcksAllLoad(loadProducer, work.resolve("load.err"), 100, 200_000)) {
+                NetnsHosts.await(() -> load.acked() > 200, Duration.ofSeconds(60), "the load to get acks");
+                long restartStart = System.nanoTime();
+                NetnsHosts.check(cluster.playbook("upgrade.yml", Duration.ofMinutes(20), "-e",
+                    "raftline_tarball=" + upgraded), "upgrade.yml");
+                restartMs = (System.nanoTime() - restartStart) / 1_000_000;
+                outcome = load.finish();
+            }
             step("upgrade took " + restartMs + " ms; load sent " + outcome.sent() + ", acked " + outcome.acked().size()
                 + ", errors " + outcome.errors().size() + ", exit " + outcome.exitCode());
             assertThat(outcome.errors()).as("produce errors during the rolling restart").isEmpty();
@@ -108,12 +111,19 @@ class DeployOnHostsIT {
                 int now = cluster.quorumLeader(4);
                 return now != -1 && now != leader;
             }, Duration.ofSeconds(90), "a new quorum leader");
+            step("new quorum leader elected");
+            // The brokers find the new active controller within their session (broker.session.timeout.ms=9000 in
+            // the deploy templates): they stay active. The wait only bounds the time to observe it.
+            NetnsHosts.await(() -> cluster.brokersIn(4, "active").size() == 3, Duration.ofSeconds(60),
+                "every broker active under the new controller");
+            step("every broker active under the new controller");
             NetnsHosts.check(cluster.run(4, Duration.ofSeconds(90), "topics", "create", "--topic", "after-cut",
                 "--partitions", "1", "--replication-factor", "3"), "a metadata change without the old leader");
             servesAcksAll(cluster, hosts, 6, "cut-leader");
             hosts.helper(Duration.ofSeconds(30), "heal");
             NetnsHosts.await(() -> cluster.brokersIn(4, "active").size() == 3, Duration.ofSeconds(120), "all brokers active");
             step("done");
+            hosts.passed();
         }
     }
 
@@ -130,7 +140,14 @@ class DeployOnHostsIT {
         assertThat(r.out().lines().count()).as("acks while " + name).isEqualTo(50);
     }
 
+    private static final long START = System.nanoTime();
+    private static long lastStep = START;
+
+    /** Prints the step with the time since the test started and the previous step's duration. */
     private static void step(String what) {
-        System.out.println("[DeployOnHostsIT] " + what);
+        long now = System.nanoTime();
+        System.out.printf("[DeployOnHostsIT] +%ds (previous step %ds) %s%n", (now - START) / 1_000_000_000L,
+            (now - lastStep) / 1_000_000_000L, what);
+        lastStep = now;
     }
 }

@@ -87,6 +87,14 @@ final class DeployedCluster {
         return hosts.ansible(inventory, playbook, timeout, extraArgs);
     }
 
+    /** Runs deploy/scripts/raftline-cluster.sh COMMAND with the same inventory, as an operator without Ansible would. */
+    NetnsHosts.Result script(String command, Duration timeout, String... extraArgs) {
+        List<String> cmd = new ArrayList<>(List.of(hosts.repo().resolve("deploy/scripts/raftline-cluster.sh").toString(),
+            command, "-i", inventory.toString()));
+        cmd.addAll(List.of(extraArgs));
+        return hosts.run(new ProcessBuilder(cmd), timeout, "script-" + command);
+    }
+
     String bootstrap() {
         List<String> out = new ArrayList<>();
         for (int b : brokers) {
@@ -170,6 +178,24 @@ final class DeployedCluster {
         } catch (IOException | AssertionError e) {
             return -1;
         }
+    }
+
+    /** Every cluster.id found in the meta.properties of every host's data directories. */
+    Set<String> clusterIds() throws IOException {
+        Set<String> ids = new TreeSet<>();
+        for (int host : hosts.allHosts()) {
+            for (String dir : List.of("var/lib/raftline/metadata", "var/lib/raftline/logs")) {
+                Path meta = root(host).resolve(dir).resolve("meta.properties");
+                if (Files.isRegularFile(meta)) {
+                    for (String line : Files.readAllLines(meta)) {
+                        if (line.startsWith("cluster.id=")) {
+                            ids.add(line.substring("cluster.id=".length()).strip());
+                        }
+                    }
+                }
+            }
+        }
+        return ids;
     }
 
     /** The pid of host's node (from its pid file), checked to be alive. */

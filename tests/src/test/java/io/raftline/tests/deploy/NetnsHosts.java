@@ -48,6 +48,7 @@ final class NetnsHosts implements AutoCloseable {
     private final FileLock lock;
     private final List<Process> sshds = new ArrayList<>();
     private int commands;
+    private boolean passed;
 
     private NetnsHosts(Path repoRoot, Path work, int count, FileChannel lockChannel, FileLock lock) {
         this.repoRoot = repoRoot;
@@ -199,6 +200,15 @@ final class NetnsHosts implements AutoCloseable {
         return count;
     }
 
+    /** 1..count. */
+    List<Integer> allHosts() {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 1; i <= count; i++) {
+            out.add(i);
+        }
+        return out;
+    }
+
     Path work() {
         return work;
     }
@@ -238,6 +248,10 @@ final class NetnsHosts implements AutoCloseable {
         pb.environment().put("ANSIBLE_NOCOLOR", "1");
         pb.environment().put("ANSIBLE_CONFIG", repoRoot.resolve("deploy/ansible/ansible.cfg").toString());
         pb.environment().put("ANSIBLE_LOCAL_TEMP", work.resolve("ansible-local").toString());
+        // Per-task timings in the output (cmd-N-ansible-*.out), and ssh control sockets of this run only: a master
+        // left over from an earlier run (its namespaces gone) must never carry this run's connections.
+        pb.environment().put("ANSIBLE_CALLBACKS_ENABLED", "ansible.posix.profile_tasks");
+        pb.environment().put("ANSIBLE_SSH_CONTROL_PATH_DIR", work.resolve("ansible-cp").toString());
         return run(pb, timeout, "ansible-" + playbook.replace(".yml", ""));
     }
 
@@ -311,6 +325,11 @@ final class NetnsHosts implements AutoCloseable {
         }
     }
 
+    /** The test passed: {@link #close()} deletes the work directory (kept after a failure, for its logs). */
+    void passed() {
+        passed = true;
+    }
+
     @Override
     public void close() {
         // down kills every process in the namespaces (sshd, the nodes it started) and removes them.
@@ -323,6 +342,11 @@ final class NetnsHosts implements AutoCloseable {
             lockChannel.close();
         } catch (IOException e) {
             throw new IllegalStateException("cannot release " + LOCK_FILE, e);
+        }
+        if (passed) {
+            exec(Duration.ofMinutes(2), List.of("rm", "-rf", "--", work.toString()), null);
+        } else {
+            System.out.println("kept for diagnosis: " + work + " (node logs in hosts/rl-n*/var/log/raftline)");
         }
     }
 }
