@@ -14,6 +14,7 @@ import io.raftline.client.errors.RecordTooLargeException;
 import io.raftline.client.errors.SerializationException;
 import io.raftline.client.internals.metadata.Metadata;
 import io.raftline.client.internals.net.ConnectionPool;
+import io.raftline.client.internals.net.RequestMetrics;
 import io.raftline.client.internals.producer.BufferPool;
 import io.raftline.client.internals.producer.BuiltInPartitioner;
 import io.raftline.client.internals.producer.FutureRecordMetadata;
@@ -121,7 +122,7 @@ public class RaftlineProducer<K, V> implements Producer<K, V> {
         this.maxRequestSize = config.getInt(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
         int requestTimeoutMs = config.getInt(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
         long backoffMs = config.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
-        this.pool = new ConnectionPool(clientId, 16 * 1024 * 1024);
+        this.pool = new ConnectionPool(clientId, 16 * 1024 * 1024, new RequestMetrics(registry, clientId, time));
         this.metadata = new Metadata(Metadata.parseBootstrap(config.getList(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)), pool, time,
             backoffMs, config.getLong(ProducerConfig.METADATA_MAX_AGE_MS_CONFIG), requestTimeoutMs);
         this.accumulator = new RecordAccumulator(config.getInt(ProducerConfig.BATCH_SIZE_CONFIG),

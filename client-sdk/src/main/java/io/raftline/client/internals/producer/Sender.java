@@ -176,7 +176,7 @@ public final class Sender implements Runnable {
             request.addPartitions(ProduceRequest.PartitionData.newBuilder().setTopic(b.tp.topic()).setPartition(b.tp.partition())
                 .setRecords(UnsafeByteOperations.unsafeWrap(b.close())));
             byTp.put(b.tp, b);
-            metrics.batchSize(b.sizeInBytes());
+            metrics.batchSent(b.sizeInBytes(), b.recordCount());
         }
         BrokerConnection conn = pool.get(node);
         if (settings.acks() == 0) {
