@@ -5,6 +5,7 @@ import io.raftline.client.common.Cluster;
 import io.raftline.client.common.PartitionInfo;
 import io.raftline.client.common.TopicPartition;
 import io.raftline.client.common.header.Header;
+import io.raftline.client.common.header.Headers;
 import io.raftline.client.common.serialization.Serializer;
 import io.raftline.client.errors.ApiException;
 import io.raftline.client.errors.ConfigException;
@@ -288,12 +289,20 @@ public class RaftlineProducer<K, V> implements Producer<K, V> {
         return p;
     }
 
-    private static io.raftline.record.Header[] toWire(Iterable<Header> headers) {
-        java.util.List<io.raftline.record.Header> out = new java.util.ArrayList<>();
-        for (Header h : headers) {
-            out.add(new io.raftline.record.Header(h.key(), h.value()));
+    private static final io.raftline.record.Header[] NO_HEADERS = new io.raftline.record.Header[0];
+
+    private static io.raftline.record.Header[] toWire(Headers headers) {
+        int n = headers.size();
+        if (n == 0) {
+            // The common case allocates nothing here.
+            return NO_HEADERS;
         }
-        return out.toArray(new io.raftline.record.Header[0]);
+        io.raftline.record.Header[] out = new io.raftline.record.Header[n];
+        int i = 0;
+        for (Header h : headers) {
+            out[i++] = new io.raftline.record.Header(h.key(), h.value());
+        }
+        return out;
     }
 
     @Override
