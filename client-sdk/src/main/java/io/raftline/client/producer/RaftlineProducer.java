@@ -129,7 +129,7 @@ public class RaftlineProducer<K, V> implements Producer<K, V> {
         this.accumulator = new RecordAccumulator(config.getInt(ProducerConfig.BATCH_SIZE_CONFIG),
             config.getLong(ProducerConfig.LINGER_MS_CONFIG), backoffMs,
             CompressionType.forName(config.getString(ProducerConfig.COMPRESSION_TYPE_CONFIG)),
-            new BufferPool(config.getLong(ProducerConfig.BUFFER_MEMORY_CONFIG)));
+            new BufferPool(config.getLong(ProducerConfig.BUFFER_MEMORY_CONFIG), config.getInt(ProducerConfig.BATCH_SIZE_CONFIG)));
         Sender.Settings settings = new Sender.Settings(config.acks(), maxRequestSize,
             config.getInt(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), config.getInt(ProducerConfig.RETRIES_CONFIG), backoffMs,
             requestTimeoutMs, config.getInt(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG));

@@ -216,6 +216,10 @@ public final class Sender implements Runnable {
                 }
                 ErrorCode code = r.getError().getCode();
                 if (code == ErrorCode.NONE || code == ErrorCode.DUPLICATE_SEQUENCE) {
+                    if (b.attempts == 1) {
+                        // Only a first attempt: an earlier one may still sit in a connecting channel holding the array.
+                        b.answeredByBroker();
+                    }
                     succeed(b, r.getBaseOffset(), r.getLogAppendTimeMs());
                     continue;
                 }
