@@ -14,6 +14,11 @@ final class GrowableBytes extends OutputStream {
         this.buf = new byte[Math.max(16, initialCapacity)];
     }
 
+    /** Writes into {@code initial} (a recycled array; its old contents are overwritten) until it must grow. */
+    GrowableBytes(byte[] initial) {
+        this.buf = initial;
+    }
+
     byte[] array() {
         return buf;
     }

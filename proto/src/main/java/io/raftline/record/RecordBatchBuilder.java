@@ -35,14 +35,37 @@ public final class RecordBatchBuilder {
 
     public RecordBatchBuilder(CompressionType compression, TimestampType timestampType, long baseOffset, long producerId,
                               short producerEpoch, int baseSequence, int initialCapacityBytes) {
+        this(compression, timestampType, baseOffset, producerId, producerEpoch, baseSequence,
+            new GrowableBytes(Math.max(initialCapacityBytes, RecordBatch.HEADER_SIZE + 64)));
+    }
+
+    /**
+     * As the other constructor, but the records go into {@code buffer} (a recycled array, e.g. from a producer's
+     * buffer pool, at least a header and a record long) until it must grow; {@link #buffer()} is the array in the end.
+     */
+    public RecordBatchBuilder(CompressionType compression, TimestampType timestampType, long baseOffset, long producerId,
+                              short producerEpoch, int baseSequence, byte[] buffer) {
+        this(compression, timestampType, baseOffset, producerId, producerEpoch, baseSequence, new GrowableBytes(buffer));
+    }
+
+    private RecordBatchBuilder(CompressionType compression, TimestampType timestampType, long baseOffset, long producerId,
+                               short producerEpoch, int baseSequence, GrowableBytes out) {
         this.compression = Objects.requireNonNull(compression, "compression");
         this.timestampType = Objects.requireNonNull(timestampType, "timestampType");
         this.baseOffset = baseOffset;
         this.producerId = producerId;
         this.producerEpoch = producerEpoch;
         this.baseSequence = baseSequence;
-        this.out = new GrowableBytes(Math.max(initialCapacityBytes, RecordBatch.HEADER_SIZE + 64));
+        this.out = out;
         this.out.setSize(RecordBatch.HEADER_SIZE);
+    }
+
+    /**
+     * The array the uncompressed batch is written into (the one given to the constructor unless it had to grow). With
+     * no compression the built batch is a view of it: it may be reused only once the built batch is no longer read.
+     */
+    public byte[] buffer() {
+        return out.array();
     }
 
     /** Appends a record at the next offset (base offset + number of records so far). Key, value, headers may be null. */

@@ -18,6 +18,7 @@ import io.raftline.client.internals.consumer.OffsetFetcher;
 import io.raftline.client.internals.consumer.SubscriptionState;
 import io.raftline.client.internals.metadata.Metadata;
 import io.raftline.client.internals.net.ConnectionPool;
+import io.raftline.client.internals.net.RequestMetrics;
 import io.raftline.client.internals.net.GrpcErrors;
 import io.raftline.common.SystemTime;
 import io.raftline.common.Time;
@@ -132,7 +133,7 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
         int partitionMaxBytes = config.getInt(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG);
         // A response may exceed fetch.max.bytes by one batch (the first is always returned whole): leave headroom.
         long inbound = (long) Math.max(fetchMaxBytes, partitionMaxBytes) + 16L * 1024 * 1024;
-        this.pool = new ConnectionPool(clientId, (int) Math.min(Integer.MAX_VALUE, inbound));
+        this.pool = new ConnectionPool(clientId, (int) Math.min(Integer.MAX_VALUE, inbound), new RequestMetrics(registry, clientId, time));
         this.metadata = new Metadata(Metadata.parseBootstrap(config.getList(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)), pool, time,
             backoffMs, config.getLong("metadata.max.age.ms"), requestTimeoutMs);
         this.subscriptions = new SubscriptionState(
@@ -225,6 +226,11 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
             dropped.removeAll(partitions);
             fetcher.clearBufferedFor(dropped);
             subscriptions.assignFromUser(partitions);
+            if (group != null) {
+                // As in Kafka: with a group.id, a manually assigned partition starts at the group's committed offset;
+                // auto.offset.reset applies only where there is none (the group's poll looks them up).
+                partitions.forEach(subscriptions::awaitCommitted);
+            }
             Set<String> topics = new HashSet<>();
             partitions.forEach(tp -> topics.add(tp.topic()));
             metadata.addTopics(topics);
@@ -566,13 +572,28 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
                 throw new IllegalStateException("You can only check the position for partitions assigned to this consumer.");
             }
             long deadline = time.hiResMilliseconds() + timeout.toMillis();
-            while (subscriptions.partitionsNeedingReset().contains(partition)) {
+            while (subscriptions.partitionsAwaitingCommitted().contains(partition)
+                || subscriptions.partitionsNeedingReset().contains(partition)) {
                 maybeTriggerWakeup();
-                updateFetchPositions(deadline);
+                if (group != null && subscriptions.partitionsAwaitingCommitted().contains(partition)) {
+                    positionFromCommitted(partition, deadline);
+                } else {
+                    updateFetchPositions(deadline);
+                }
             }
             return subscriptions.position(partition);
         } finally {
             release();
+        }
+    }
+
+    /** Sets the position of a partition awaiting the group's committed offset; none committed: auto.offset.reset applies. */
+    private void positionFromCommitted(TopicPartition tp, long deadlineMs) {
+        OffsetAndMetadata committed = group.fetchCommitted(Set.of(tp), deadlineMs).get(tp);
+        if (committed == null) {
+            subscriptions.committedNotFound(tp);
+        } else {
+            subscriptions.seek(tp, committed.offset(), committed.leaderEpoch().orElse(null));
         }
     }
 

@@ -5,6 +5,7 @@ import io.raftline.client.common.Cluster;
 import io.raftline.client.common.PartitionInfo;
 import io.raftline.client.common.TopicPartition;
 import io.raftline.client.common.header.Header;
+import io.raftline.client.common.header.Headers;
 import io.raftline.client.common.serialization.Serializer;
 import io.raftline.client.errors.ApiException;
 import io.raftline.client.errors.ConfigException;
@@ -14,6 +15,7 @@ import io.raftline.client.errors.RecordTooLargeException;
 import io.raftline.client.errors.SerializationException;
 import io.raftline.client.internals.metadata.Metadata;
 import io.raftline.client.internals.net.ConnectionPool;
+import io.raftline.client.internals.net.RequestMetrics;
 import io.raftline.client.internals.producer.BufferPool;
 import io.raftline.client.internals.producer.BuiltInPartitioner;
 import io.raftline.client.internals.producer.FutureRecordMetadata;
@@ -121,13 +123,13 @@ public class RaftlineProducer<K, V> implements Producer<K, V> {
         this.maxRequestSize = config.getInt(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
         int requestTimeoutMs = config.getInt(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
         long backoffMs = config.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
-        this.pool = new ConnectionPool(clientId, 16 * 1024 * 1024);
+        this.pool = new ConnectionPool(clientId, 16 * 1024 * 1024, new RequestMetrics(registry, clientId, time));
         this.metadata = new Metadata(Metadata.parseBootstrap(config.getList(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)), pool, time,
             backoffMs, config.getLong(ProducerConfig.METADATA_MAX_AGE_MS_CONFIG), requestTimeoutMs);
         this.accumulator = new RecordAccumulator(config.getInt(ProducerConfig.BATCH_SIZE_CONFIG),
             config.getLong(ProducerConfig.LINGER_MS_CONFIG), backoffMs,
             CompressionType.forName(config.getString(ProducerConfig.COMPRESSION_TYPE_CONFIG)),
-            new BufferPool(config.getLong(ProducerConfig.BUFFER_MEMORY_CONFIG)));
+            new BufferPool(config.getLong(ProducerConfig.BUFFER_MEMORY_CONFIG), config.getInt(ProducerConfig.BATCH_SIZE_CONFIG)));
         Sender.Settings settings = new Sender.Settings(config.acks(), maxRequestSize,
             config.getInt(ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION), config.getInt(ProducerConfig.RETRIES_CONFIG), backoffMs,
             requestTimeoutMs, config.getInt(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG));
@@ -287,12 +289,20 @@ public class RaftlineProducer<K, V> implements Producer<K, V> {
         return p;
     }
 
-    private static io.raftline.record.Header[] toWire(Iterable<Header> headers) {
-        java.util.List<io.raftline.record.Header> out = new java.util.ArrayList<>();
-        for (Header h : headers) {
-            out.add(new io.raftline.record.Header(h.key(), h.value()));
+    private static final io.raftline.record.Header[] NO_HEADERS = new io.raftline.record.Header[0];
+
+    private static io.raftline.record.Header[] toWire(Headers headers) {
+        int n = headers.size();
+        if (n == 0) {
+            // The common case allocates nothing here.
+            return NO_HEADERS;
         }
-        return out.toArray(new io.raftline.record.Header[0]);
+        io.raftline.record.Header[] out = new io.raftline.record.Header[n];
+        int i = 0;
+        for (Header h : headers) {
+            out[i++] = new io.raftline.record.Header(h.key(), h.value());
+        }
+        return out;
     }
 
     @Override

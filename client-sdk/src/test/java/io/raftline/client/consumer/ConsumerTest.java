@@ -295,8 +295,8 @@ class ConsumerTest {
             c.assign(List.of(TP0));
             List<String> first = pollValues(c, 4);
             assertThat(first).containsExactly("V0", "V1", "V2", "V3");
-            assertThat(registry.get("raftline.consumer.records.lag").tag("partition", "0").gauge().value()).isEqualTo(6.0);
-            assertThat(registry.get("raftline.consumer.records.consumed").counter().count()).isEqualTo(4.0);
+            assertThat(registry.get("raftline.client.consumer.records.lag").tag("partition", "0").gauge().value()).isEqualTo(6.0);
+            assertThat(registry.get("raftline.client.consumer.records.consumed").counter().count()).isEqualTo(4.0);
         }
     }
 }

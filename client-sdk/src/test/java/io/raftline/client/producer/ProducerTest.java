@@ -227,8 +227,8 @@ class ProducerTest {
             p.send(new ProducerRecord<>("t", "v")).get(10, TimeUnit.SECONDS);
             p.send(new ProducerRecord<>("t", "w")).get(10, TimeUnit.SECONDS);
         }
-        assertThat(registry.get("raftline.producer.records.sent").tag("client.id", "m").counter().count()).isEqualTo(2);
-        assertThat(registry.get("raftline.producer.batch.retries").counter().count()).isEqualTo(1);
-        assertThat(registry.get("raftline.producer.batch.size").summary().count()).isGreaterThanOrEqualTo(2);
+        assertThat(registry.get("raftline.client.producer.records.sent").tag("client.id", "m").counter().count()).isEqualTo(2);
+        assertThat(registry.get("raftline.client.producer.batch.retries").counter().count()).isEqualTo(1);
+        assertThat(registry.get("raftline.client.producer.batch.size").summary().count()).isGreaterThanOrEqualTo(2);
     }
 }

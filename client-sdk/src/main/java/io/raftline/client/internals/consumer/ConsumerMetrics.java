@@ -10,7 +10,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The consumer's meters in the application's {@link MeterRegistry}: records consumed, and the record lag (high
- * watermark minus position) per partition and at most. With no registry, nothing is recorded.
+ * watermark minus position) per partition and at most. With no registry, nothing is recorded. In Prometheus:
+ * {@code raftline_client_consumer_records_consumed_total}, {@code raftline_client_consumer_records_lag{topic,partition}}
+ * and {@code raftline_client_consumer_records_lag_max}, each with a {@code client_id} label.
  */
 public final class ConsumerMetrics {
 
@@ -28,9 +30,9 @@ public final class ConsumerMetrics {
             consumed = null;
             return;
         }
-        consumed = Counter.builder("raftline.consumer.records.consumed").tag("client.id", clientId)
+        consumed = Counter.builder("raftline.client.consumer.records.consumed").tag("client.id", clientId)
             .description("Records returned by poll").register(registry);
-        Gauge.builder("raftline.consumer.records.lag.max", maxLag, AtomicLong::get).tag("client.id", clientId)
+        Gauge.builder("raftline.client.consumer.records.lag.max", maxLag, AtomicLong::get).tag("client.id", clientId)
             .description("The largest record lag over the assigned partitions").register(registry);
     }
 
@@ -54,7 +56,7 @@ public final class ConsumerMetrics {
             }
             lags.computeIfAbsent(tp, k -> {
                 AtomicLong v = new AtomicLong();
-                Gauge.builder("raftline.consumer.records.lag", v, AtomicLong::get).tag("client.id", clientId).tag("topic", k.topic())
+                Gauge.builder("raftline.client.consumer.records.lag", v, AtomicLong::get).tag("client.id", clientId).tag("topic", k.topic())
                     .tag("partition", Integer.toString(k.partition())).register(registry);
                 return v;
             }).set(lag);

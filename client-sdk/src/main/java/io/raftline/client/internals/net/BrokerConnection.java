@@ -27,6 +27,7 @@ public final class BrokerConnection implements AutoCloseable {
     private final BrokerServiceGrpc.BrokerServiceStub stub;
     private final MultiplexedStream<ProduceRequest, ProduceResponse> produce;
     private final MultiplexedStream<FetchRequest, FetchResponse> fetch;
+    private final RequestMetrics metrics;
 
     /**
      * Opens (lazily, on first use) a plaintext channel to {@code host:port}.
@@ -34,6 +35,12 @@ public final class BrokerConnection implements AutoCloseable {
      * @param maxInboundBytes the largest response accepted; above the consumer's {@code fetch.max.bytes}
      */
     public BrokerConnection(String host, int port, String clientId, int maxInboundBytes) {
+        this(host, port, clientId, maxInboundBytes, RequestMetrics.NONE);
+    }
+
+    /** As {@link #BrokerConnection(String, int, String, int)}, timing produce and fetch requests in {@code metrics}. */
+    public BrokerConnection(String host, int port, String clientId, int maxInboundBytes, RequestMetrics metrics) {
+        this.metrics = metrics;
         this.address = host + ":" + port;
         this.channel = NettyChannelBuilder.forAddress(host, port)
             .usePlaintext()
@@ -53,7 +60,13 @@ public final class BrokerConnection implements AutoCloseable {
 
     /** Sends a produce request on the produce stream; with {@code acks=0} use {@link #produceOneWay}. */
     public CompletableFuture<ProduceResponse> produce(ProduceRequest.Builder request, long timeoutMs) {
-        return produce.send(id -> request.setCorrelationId(id).build(), timeoutMs);
+        if (!metrics.enabled()) {
+            return produce.send(id -> request.setCorrelationId(id).build(), timeoutMs);
+        }
+        long start = metrics.start();
+        CompletableFuture<ProduceResponse> f = produce.send(id -> request.setCorrelationId(id).build(), timeoutMs);
+        f.whenComplete((r, e) -> metrics.produceDone(start));
+        return f;
     }
 
     /** Sends an acks=0 produce request: the broker sends no answer. */
@@ -68,7 +81,13 @@ public final class BrokerConnection implements AutoCloseable {
 
     /** Sends a fetch request on the fetch stream. */
     public CompletableFuture<FetchResponse> fetch(FetchRequest.Builder request, long timeoutMs) {
-        return fetch.send(id -> request.setCorrelationId(id).build(), timeoutMs);
+        if (!metrics.enabled()) {
+            return fetch.send(id -> request.setCorrelationId(id).build(), timeoutMs);
+        }
+        long start = metrics.start();
+        CompletableFuture<FetchResponse> f = fetch.send(id -> request.setCorrelationId(id).build(), timeoutMs);
+        f.whenComplete((r, e) -> metrics.fetchDone(start));
+        return f;
     }
 
     /**

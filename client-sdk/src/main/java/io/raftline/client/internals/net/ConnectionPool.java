@@ -11,13 +11,20 @@ public final class ConnectionPool implements AutoCloseable {
 
     private final String clientId;
     private final int maxInboundBytes;
+    private final RequestMetrics metrics;
     private final Map<String, BrokerConnection> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** @param maxInboundBytes the largest response a connection accepts */
     public ConnectionPool(String clientId, int maxInboundBytes) {
+        this(clientId, maxInboundBytes, RequestMetrics.NONE);
+    }
+
+    /** As {@link #ConnectionPool(String, int)}, with every connection timing its requests in {@code metrics}. */
+    public ConnectionPool(String clientId, int maxInboundBytes, RequestMetrics metrics) {
         this.clientId = clientId;
         this.maxInboundBytes = maxInboundBytes;
+        this.metrics = metrics;
     }
 
     /** The connection to {@code node}'s address. */
@@ -30,7 +37,7 @@ public final class ConnectionPool implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("The client is closed");
         }
-        return connections.computeIfAbsent(host + ":" + port, a -> new BrokerConnection(host, port, clientId, maxInboundBytes));
+        return connections.computeIfAbsent(host + ":" + port, a -> new BrokerConnection(host, port, clientId, maxInboundBytes, metrics));
     }
 
     @Override

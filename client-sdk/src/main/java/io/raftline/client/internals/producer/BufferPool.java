@@ -11,21 +11,91 @@ import java.util.concurrent.locks.ReentrantLock;
 /**
  * The producer's memory budget ({@code buffer.memory}): every open batch reserves its capacity here before it is
  * created and gives it back when it completes. A caller that finds too little free memory waits, first come first
- * served, up to {@code max.block.ms}, then fails with {@link BufferExhaustedException}. The pool counts bytes rather
- * than recycling buffers: the batch builder owns its array, and the JVM's young generation reclaims it cheaply.
+ * served, up to {@code max.block.ms}, then fails with {@link BufferExhaustedException}.
+ *
+ * <p>Arrays of exactly {@code batch.size} bytes (the poolable size) that come back are kept for reuse, so a producer
+ * in its steady state does not allocate a new batch array for every batch (about one byte per byte sent). Free
+ * arrays count as available memory; invariant: {@code free arrays x poolable size <= available bytes}, so the
+ * arrays in use plus those kept never exceed {@code buffer.memory} (free ones are dropped to the GC to keep it).
  */
 public final class BufferPool {
 
     private final long totalBytes;
     private final ReentrantLock lock = new ReentrantLock();
     private final Deque<Condition> waiters = new ArrayDeque<>();
+    private final int poolableSize;
+    private final Deque<byte[]> free = new ArrayDeque<>();
     private long availableBytes;
     private boolean closed;
 
-    /** A pool of {@code totalBytes}. */
+    /** A pool of {@code totalBytes} that recycles no arrays. */
     public BufferPool(long totalBytes) {
+        this(totalBytes, 0);
+    }
+
+    /** A pool of {@code totalBytes} that keeps returned arrays of {@code poolableSize} bytes for reuse. */
+    public BufferPool(long totalBytes, int poolableSize) {
         this.totalBytes = totalBytes;
         this.availableBytes = totalBytes;
+        this.poolableSize = poolableSize;
+    }
+
+    /**
+     * Reserves {@code size} bytes as {@link #allocate} does, and returns a recycled array of exactly {@code size}
+     * bytes when {@code size} is the poolable size and one is free; otherwise null (the caller makes its own).
+     */
+    public byte[] allocateArray(int size, long maxBlockMs) {
+        if (size == poolableSize && poolableSize > 0) {
+            lock.lock();
+            try {
+                if (!closed && waiters.isEmpty() && !free.isEmpty() && availableBytes >= size) {
+                    availableBytes -= size;
+                    return free.pollFirst();
+                }
+            } finally {
+                lock.unlock();
+            }
+        }
+        allocate(size, maxBlockMs);
+        if (size != poolableSize || poolableSize == 0) {
+            return null;
+        }
+        lock.lock();
+        try {
+            return free.pollFirst();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Gives back {@code size} bytes, keeping {@code array} for reuse if it has the poolable size (null: none). */
+    public void deallocate(int size, byte[] array) {
+        lock.lock();
+        try {
+            if (array != null && poolableSize > 0 && array.length == poolableSize && size == poolableSize) {
+                free.addFirst(array);
+            }
+            deallocate(size);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Arrays kept for reuse. */
+    public int freeArrays() {
+        lock.lock();
+        try {
+            return free.size();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Drops kept arrays until they fit in the available bytes (called with the lock held, after a reservation). */
+    private void trimFree() {
+        while (!free.isEmpty() && (long) free.size() * poolableSize > availableBytes) {
+            free.pollLast();
+        }
     }
 
     /**
@@ -44,6 +114,7 @@ public final class BufferPool {
             checkOpen();
             if (waiters.isEmpty() && availableBytes >= size) {
                 availableBytes -= size;
+                trimFree();
                 return;
             }
             Condition turn = lock.newCondition();
@@ -61,6 +132,7 @@ public final class BufferPool {
                     checkOpen();
                 }
                 availableBytes -= size;
+                trimFree();
             } finally {
                 waiters.remove(turn);
                 Condition next = waiters.peekFirst();

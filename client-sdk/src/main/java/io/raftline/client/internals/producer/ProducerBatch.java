@@ -34,6 +34,7 @@ public final class ProducerBatch {
     private final CompletableFuture<Void> completion = new CompletableFuture<>();
     private final AtomicBoolean done = new AtomicBoolean();
     private ByteBuffer built;
+    private boolean reusable;
     private long lastAttemptMs;
     int attempts;
     boolean retry;
@@ -43,12 +44,34 @@ public final class ProducerBatch {
     short producerEpoch = RecordBatch.NO_PRODUCER_EPOCH;
 
     ProducerBatch(TopicPartition tp, CompressionType compression, int reservedBytes, long nowMs) {
+        this(tp, compression, reservedBytes, nowMs, null);
+    }
+
+    /** A batch written into {@code buffer} (a recycled array of the buffer pool), or into its own array when null. */
+    ProducerBatch(TopicPartition tp, CompressionType compression, int reservedBytes, long nowMs, byte[] buffer) {
         this.tp = tp;
         this.createdMs = nowMs;
         this.lastAttemptMs = nowMs;
         this.reservedBytes = reservedBytes;
-        this.builder = new RecordBatchBuilder(compression, TimestampType.CREATE_TIME, 0L, RecordBatch.NO_PRODUCER_ID,
-            RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, Math.min(reservedBytes, 1 << 20));
+        this.builder = buffer != null
+            ? new RecordBatchBuilder(compression, TimestampType.CREATE_TIME, 0L, RecordBatch.NO_PRODUCER_ID,
+                RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, buffer)
+            : new RecordBatchBuilder(compression, TimestampType.CREATE_TIME, 0L, RecordBatch.NO_PRODUCER_ID,
+                RecordBatch.NO_PRODUCER_EPOCH, RecordBatch.NO_SEQUENCE, Math.min(reservedBytes, 1 << 20));
+    }
+
+    /**
+     * Marks the batch's array as safe to reuse once the batch is deallocated: the broker answered a request that
+     * carried it, so gRPC has long copied the bytes out (a request still queued in a connecting channel, or an
+     * acks=0 send, gives no such proof, and those arrays are left to the GC).
+     */
+    void answeredByBroker() {
+        reusable = true;
+    }
+
+    /** The array to give back to the pool, or null when it may still be read. */
+    byte[] reusableBuffer() {
+        return reusable ? builder.buffer() : null;
     }
 
     /**

@@ -7,7 +7,11 @@ import io.micrometer.core.instrument.Tags;
 
 /**
  * The producer's meters in the application's {@link MeterRegistry}: records sent (a rate in any registry), records
- * that failed, batch retries, and the distribution of batch sizes. With no registry, nothing is recorded.
+ * that failed, batch retries, and the distributions of batch sizes in bytes and in records. With no registry,
+ * nothing is recorded. In Prometheus these are {@code raftline_client_producer_records_sent_total},
+ * {@code raftline_client_producer_record_errors_total}, {@code raftline_client_producer_batch_retries_total},
+ * {@code raftline_client_producer_batch_size_bytes} and {@code raftline_client_producer_batch_records}, each with a
+ * {@code client_id} label; the request latency is {@link io.raftline.client.internals.net.RequestMetrics}'.
  */
 public final class ProducerMetrics {
 
@@ -15,6 +19,7 @@ public final class ProducerMetrics {
     private final Counter recordErrors;
     private final Counter retries;
     private final DistributionSummary batchSize;
+    private final DistributionSummary batchRecords;
 
     /** Registers the meters tagged with the client id; a null registry records nothing. */
     public ProducerMetrics(MeterRegistry registry, String clientId) {
@@ -23,14 +28,19 @@ public final class ProducerMetrics {
             recordErrors = null;
             retries = null;
             batchSize = null;
+            batchRecords = null;
             return;
         }
         Tags tags = Tags.of("client.id", clientId);
-        recordsSent = Counter.builder("raftline.producer.records.sent").tags(tags).description("Records acknowledged").register(registry);
-        recordErrors = Counter.builder("raftline.producer.record.errors").tags(tags).description("Records that failed").register(registry);
-        retries = Counter.builder("raftline.producer.batch.retries").tags(tags).description("Batches re-sent").register(registry);
-        batchSize = DistributionSummary.builder("raftline.producer.batch.size").baseUnit("bytes").tags(tags)
+        recordsSent = Counter.builder("raftline.client.producer.records.sent").tags(tags)
+            .description("Records acknowledged").register(registry);
+        recordErrors = Counter.builder("raftline.client.producer.record.errors").tags(tags)
+            .description("Records that failed").register(registry);
+        retries = Counter.builder("raftline.client.producer.batch.retries").tags(tags).description("Batches re-sent").register(registry);
+        batchSize = DistributionSummary.builder("raftline.client.producer.batch.size").baseUnit("bytes").tags(tags)
             .description("Encoded batch sizes").register(registry);
+        batchRecords = DistributionSummary.builder("raftline.client.producer.batch.records").tags(tags)
+            .description("Records per batch sent").register(registry);
     }
 
     void recordsSent(int n) {
@@ -51,9 +61,10 @@ public final class ProducerMetrics {
         }
     }
 
-    void batchSize(int bytes) {
+    void batchSent(int bytes, int records) {
         if (batchSize != null) {
             batchSize.record(bytes);
+            batchRecords.record(records);
         }
     }
 }

@@ -100,6 +100,7 @@ public final class RecordAccumulator {
                                long maxBlockMs, long nowMs) {
         appendsInProgress.incrementAndGet();
         int reserved = 0;
+        byte[] buffer = null;
         try {
             Deque<ProducerBatch> dq = batches.computeIfAbsent(tp, k -> new ArrayDeque<>());
             synchronized (dq) {
@@ -114,7 +115,7 @@ public final class RecordAccumulator {
                 throw new RecordTooLargeException("The message is " + size + " bytes when serialized, which is larger than the total "
                     + "memory buffer you have configured with the buffer.memory configuration (" + pool.totalMemory() + ")");
             }
-            pool.allocate(size, maxBlockMs);
+            buffer = pool.allocateArray(size, maxBlockMs);
             reserved = size;
             synchronized (dq) {
                 checkOpen();
@@ -122,7 +123,7 @@ public final class RecordAccumulator {
                 if (r != null) {
                     return r;
                 }
-                ProducerBatch batch = new ProducerBatch(tp, compression, size, nowMs);
+                ProducerBatch batch = new ProducerBatch(tp, compression, size, nowMs, buffer);
                 CompletableFuture<RecordMetadata> f = batch.tryAppend(timestamp, key, value, headers, callback, Math.max(batchSize, size));
                 dq.addLast(batch);
                 incomplete.add(batch);
@@ -131,7 +132,8 @@ public final class RecordAccumulator {
             }
         } finally {
             if (reserved > 0) {
-                pool.deallocate(reserved);
+                // Another thread opened a batch meanwhile: the recycled array was never written to.
+                pool.deallocate(reserved, buffer);
             }
             appendsInProgress.decrementAndGet();
         }
@@ -276,7 +278,7 @@ public final class RecordAccumulator {
     /** Releases a completed batch's memory. */
     public void deallocate(ProducerBatch batch) {
         if (incomplete.remove(batch)) {
-            pool.deallocate(batch.reservedBytes);
+            pool.deallocate(batch.reservedBytes, batch.reusableBuffer());
         }
     }
 

@@ -176,7 +176,7 @@ public final class Sender implements Runnable {
             request.addPartitions(ProduceRequest.PartitionData.newBuilder().setTopic(b.tp.topic()).setPartition(b.tp.partition())
                 .setRecords(UnsafeByteOperations.unsafeWrap(b.close())));
             byTp.put(b.tp, b);
-            metrics.batchSize(b.sizeInBytes());
+            metrics.batchSent(b.sizeInBytes(), b.recordCount());
         }
         BrokerConnection conn = pool.get(node);
         if (settings.acks() == 0) {
@@ -216,6 +216,10 @@ public final class Sender implements Runnable {
                 }
                 ErrorCode code = r.getError().getCode();
                 if (code == ErrorCode.NONE || code == ErrorCode.DUPLICATE_SEQUENCE) {
+                    if (b.attempts == 1) {
+                        // Only a first attempt: an earlier one may still sit in a connecting channel holding the array.
+                        b.answeredByBroker();
+                    }
                     succeed(b, r.getBaseOffset(), r.getLogAppendTimeMs());
                     continue;
                 }
