@@ -67,8 +67,13 @@ import java.util.concurrent.TimeoutException;
  */
 public final class ControllerChannel implements Closeable {
 
-    /** How long one attempt against one node may take. */
+    /**
+     * How long one attempt against one node may take: at most 5 s, and at most half the call's timeout (but not
+     * under 300 ms), so a call always has time to try a second node when the first is unreachable without an
+     * answer (a host cut off the network drops packets: nothing refuses the connection).
+     */
     static final long ATTEMPT_TIMEOUT_MS = 5000;
+    static final long MIN_ATTEMPT_TIMEOUT_MS = 300;
     private static final long MAX_BACKOFF_MS = 50;
     private static final long RECENT_FAILURE_MS = 1000;
 
@@ -163,19 +168,31 @@ public final class ControllerChannel implements Closeable {
     public <Q extends Message, R extends Message> CompletableFuture<R> call(MethodDescriptor<Q, R> method, Q request,
                                                                           long timeoutMs) {
         CompletableFuture<R> result = new CompletableFuture<>();
-        attempt(method, request, time.hiResMilliseconds() + timeoutMs, preferred, 0, result, false, null);
+        attempt(method, request, time.hiResMilliseconds() + timeoutMs, attemptTimeout(timeoutMs), firstTarget(), 0, result,
+            false, null);
         return result;
+    }
+
+    static long attemptTimeout(long callTimeoutMs) {
+        return Math.min(ATTEMPT_TIMEOUT_MS, Math.max(MIN_ATTEMPT_TIMEOUT_MS, callTimeoutMs / 2));
+    }
+
+    /** The node a call starts with: the last one that answered as controller, unless it has just failed. */
+    private InetSocketAddress firstTarget() {
+        InetSocketAddress p = preferred;
+        return recentlyFailed(p) ? next(p) : p;
     }
 
     private <Q extends Message, R extends Message> CompletableFuture<R> callAny(MethodDescriptor<Q, R> method, Q request,
                                                                               long timeoutMs) {
         CompletableFuture<R> result = new CompletableFuture<>();
-        attempt(method, request, time.hiResMilliseconds() + timeoutMs, preferred, 0, result, true, null);
+        attempt(method, request, time.hiResMilliseconds() + timeoutMs, attemptTimeout(timeoutMs), firstTarget(), 0, result,
+            true, null);
         return result;
     }
 
     private <Q extends Message, R extends Message> void attempt(MethodDescriptor<Q, R> method, Q request, long deadlineMs,
-                                                                InetSocketAddress target, int attempt,
+                                                                long attemptTimeoutMs, InetSocketAddress target, int attempt,
                                                                 CompletableFuture<R> result, boolean anyNode,
                                                                 String lastFailure) {
         long remaining = deadlineMs - time.hiResMilliseconds();
@@ -189,7 +206,7 @@ public final class ControllerChannel implements Closeable {
             return;
         }
         ManagedChannel channel = channel(target);
-        CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(Math.min(remaining, ATTEMPT_TIMEOUT_MS), TimeUnit.MILLISECONDS);
+        CallOptions options = CallOptions.DEFAULT.withDeadlineAfter(Math.min(remaining, attemptTimeoutMs), TimeUnit.MILLISECONDS);
         ClientCalls.asyncUnaryCall(channel.newCall(method, options), request, new StreamObserver<R>() {
             @Override
             public void onNext(R response) {
@@ -198,7 +215,7 @@ public final class ControllerChannel implements Closeable {
                     InetSocketAddress hinted = hintOf(response);
                     InetSocketAddress next = hinted != null && !sameAddress(hinted, target) && !recentlyFailed(hinted)
                         ? hinted : next(target);
-                    retry(method, request, deadlineMs, next, attempt + 1, result, anyNode,
+                    retry(method, request, deadlineMs, attemptTimeoutMs, next, attempt + 1, result, anyNode,
                         "node " + target + " is not the controller");
                     return;
                 }
@@ -213,7 +230,12 @@ public final class ControllerChannel implements Closeable {
                 if (code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.CANCELLED
                     || code == Status.Code.UNKNOWN || code == Status.Code.ABORTED) {
                     failedAtMs.put(key(target), time.hiResMilliseconds());
-                    retry(method, request, deadlineMs, next(target), attempt + 1, result, anyNode, target + ": " + t);
+                    if (sameAddress(preferred, target)) {
+                        // Later calls should not start with a node that just failed to answer.
+                        preferred = next(target);
+                    }
+                    retry(method, request, deadlineMs, attemptTimeoutMs, next(target), attempt + 1, result, anyNode,
+                        target + ": " + t);
                 } else {
                     result.completeExceptionally(t);
                 }
@@ -227,14 +249,14 @@ public final class ControllerChannel implements Closeable {
     }
 
     private <Q extends Message, R extends Message> void retry(MethodDescriptor<Q, R> method, Q request, long deadlineMs,
-                                                              InetSocketAddress next, int attempt, CompletableFuture<R> result,
-                                                              boolean anyNode, String why) {
+                                                              long attemptTimeoutMs, InetSocketAddress next, int attempt,
+                                                              CompletableFuture<R> result, boolean anyNode, String why) {
         // The first retry goes at once; later ones back off a little, so an election in progress is not hammered
         // but a new controller is found within a few tens of milliseconds of becoming ready.
         long backoff = attempt <= 1 ? 0 : Math.min(MAX_BACKOFF_MS, 5L * attempt);
         try {
-            retries.schedule(() -> attempt(method, request, deadlineMs, next, attempt, result, anyNode, why), backoff,
-                TimeUnit.MILLISECONDS);
+            retries.schedule(() -> attempt(method, request, deadlineMs, attemptTimeoutMs, next, attempt, result, anyNode, why),
+                backoff, TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             result.completeExceptionally(new IllegalStateException("controller channel closed"));
         }
