@@ -138,7 +138,7 @@ public final class BrokerServer implements AutoCloseable {
             }
         });
         groupCoordinator.startup();
-        metrics.setGroupMemberCounts(groupCoordinator::memberCounts);
+        metrics.setGroupSource(groupCoordinator::snapshot);
         HostPort listener = config.brokerListener();
         int maxMessage = config.getInt("message.max.bytes");
         server = NettyServerBuilder.forAddress(new InetSocketAddress(listener.host(), listener.port()))

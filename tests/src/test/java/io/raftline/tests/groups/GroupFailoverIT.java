@@ -10,6 +10,7 @@ import io.raftline.client.common.serialization.StringSerializer;
 import io.raftline.client.consumer.OffsetAndMetadata;
 import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
+import io.raftline.client.producer.RecordMetadata;
 import io.raftline.tests.cluster.TestCluster;
 import io.raftline.tests.cluster.TestNode;
 import java.time.Duration;
@@ -82,14 +83,19 @@ class GroupFailoverIT {
         }
     }
 
+    /** Where each produced value went ("partition:offset"), to say which partitions a failure is about. */
+    private static final Map<String, String> WHERE = new ConcurrentHashMap<>();
+
     private static void produce(int from, int to) throws Exception {
-        List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+        List<java.util.concurrent.Future<RecordMetadata>> sent = new ArrayList<>();
         for (int i = from; i < to; i++) {
             sent.add(producer.send(new ProducerRecord<>(topic, "k" + i, "v" + i)));
         }
         producer.flush();
-        for (java.util.concurrent.Future<?> f : sent) {
-            f.get(120, TimeUnit.SECONDS); // every record is in the log before the consumers are asked for it
+        for (int i = from; i < to; i++) {
+            // every record is in the log before the consumers are asked for it
+            RecordMetadata md = sent.get(i - from).get(120, TimeUnit.SECONDS);
+            WHERE.put("v" + i, md.partition() + ":" + md.offset());
         }
     }
 
@@ -108,9 +114,17 @@ class GroupFailoverIT {
         } catch (AssertionError e) {
             Set<String> missing = expected(n);
             missing.removeAll(consumedValues());
-            throw new AssertionError(e.getMessage() + "; " + missing.size() + " missing, e.g. "
-                + missing.stream().limit(10).toList() + "; assignments "
-                + consumers.stream().map(ConsumerProcess::assignment).toList() + "; group " + describe(), e);
+            Map<String, List<String>> byPartition = new java.util.TreeMap<>();
+            missing.forEach(v -> {
+                String where = WHERE.getOrDefault(v, "?:?");
+                byPartition.computeIfAbsent("p" + where.split(":")[0], k -> new ArrayList<>()).add(where.split(":")[1]);
+            });
+            byPartition.values().forEach(l -> l.sort(java.util.Comparator.comparingLong(Long::parseLong)));
+            throw new AssertionError(e.getMessage() + "; " + missing.size() + " missing, by partition (offsets) " + byPartition
+                + "; assignments " + consumers.stream().map(ConsumerProcess::assignment).toList()
+                + "; consumers' status " + consumers.stream().map(ConsumerProcess::status).toList()
+                + "; highest offsets read " + consumers.stream().map(ConsumerProcess::highestOffsets).toList()
+                + "; group " + describe(), e);
         }
     }
 
@@ -157,7 +171,8 @@ class GroupFailoverIT {
         admin.createTopics(List.of(new NewTopic(topic, Optional.of(6), Optional.of((short) 3)))).all().get(60, TimeUnit.SECONDS);
         produce(0, 300);
         for (int i = 0; i < 3; i++) {
-            consumers.add(new ConsumerProcess(cluster.bootstrap(), group, topic, "member-" + i, SESSION_MS));
+            consumers.add(new ConsumerProcess(cluster.bootstrap(), group, topic, "member-" + i, SESSION_MS,
+                cluster.root().resolve(group + "-member-" + i + ".log")));
         }
         Map<TopicPartition, Long> highest = new ConcurrentHashMap<>();
         List<String> wentBack = new CopyOnWriteArrayList<>();
