@@ -30,7 +30,9 @@ final class ConsumerProcess implements AutoCloseable {
     ConsumerProcess(String bootstrap, String group, String topic, String clientId, int sessionTimeoutMs, Path logFile) {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", System.getProperty("java.class.path"),
+        cmd.addAll(List.of("-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+            "-Dlog4j2.configurationFile=" + (logFile == null ? "log4j2-test.xml" : "log4j2-consumer-debug.xml"),
+            "-cp", System.getProperty("java.class.path"),
             GroupConsumerMain.class.getName(), bootstrap, group, topic, clientId, Integer.toString(sessionTimeoutMs)));
         try {
             process = new ProcessBuilder(cmd)

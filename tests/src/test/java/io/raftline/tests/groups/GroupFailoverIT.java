@@ -38,9 +38,11 @@ import org.junit.jupiter.api.Timeout;
  * on with a new coordinator and its committed offsets. Throughout, at-least-once processing (print, then commit)
  * loses no record, and no committed offset ever goes backwards.
  *
- * <p>Tagged "system" (fault runs) because both scenarios still fail at times: the consumer kill passed 2 of 3 runs
- * (partitions moved 3.4 s after the kill; once the survivors never rebalanced within 60 s), the coordinator kill
- * failed both runs (see its javadoc). Neither is diagnosed yet.
+ * <p>Tagged "system" (a fault run of several minutes); {@link GroupCoordinatorFailoverIT} is its short version in the
+ * default run. The coordinator scenario used to lose a partition: when a refresh of the consumer's metadata failed
+ * before its completion handler was attached (a dead broker answers at once), the SDK kept that finished future as
+ * the refresh "in flight" and never refreshed again, so a partition whose leader died stayed with the dead leader.
+ * The consumers' logs (with their metadata refreshes at DEBUG) stay under the cluster root for diagnosis.
  */
 @Tag("system")
 @Timeout(300)
@@ -155,11 +157,6 @@ class GroupFailoverIT {
         scenario("failover-orders", "failover-g", false);
     }
 
-    /**
-     * Known failure: after the coordinator's node is killed the group is Stable under a new coordinator with its
-     * offsets, but about 90 records of partitions that node led were not delivered to their owner within 90 s. Not
-     * diagnosed yet.
-     */
     @Test
     void aKilledCoordinatorIsReplacedAndTheGroupGoesOn() throws Exception {
         scenario("coordinator-orders", "coordinator-g", true);
@@ -177,6 +174,7 @@ class GroupFailoverIT {
         Map<TopicPartition, Long> highest = new ConcurrentHashMap<>();
         List<String> wentBack = new CopyOnWriteArrayList<>();
         // Samples the committed offsets every 200 ms (a periodic check, not a wait).
+        TestNode killed = null;
         ScheduledExecutorService watcher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "offset-watcher");
             t.setDaemon(true);
@@ -231,6 +229,7 @@ class GroupFailoverIT {
             Map<TopicPartition, Long> committedBefore = Map.copyOf(highest);
             TestNode coordinatorNode = cluster.node(coordinatorId);
             coordinatorNode.kill();
+            killed = coordinatorNode;
             produce(600, 900);
             TestCluster.await(() -> {
                 ConsumerGroupDescription now = describe();
@@ -243,10 +242,15 @@ class GroupFailoverIT {
             // Every record was processed, and in the end committed: the offsets add up to the 900 records.
             TestCluster.await(() -> committedSum() == 900, Duration.ofSeconds(60), "committed offsets covering all 900 records");
             assertThat(wentBack).as("committed offsets that went backwards").isEmpty();
-            coordinatorNode.start();
         } finally {
             watcher.shutdownNow();
             consumers.forEach(ConsumerProcess::close);
+            if (killed != null) {
+                // The other scenario (either order) needs all three brokers: replication factor 3.
+                TestNode restarted = killed;
+                restarted.start();
+                TestCluster.await(restarted::isReady, Duration.ofSeconds(120), "broker " + restarted.id() + " ready after its restart");
+            }
         }
     }
 }
