@@ -160,7 +160,7 @@ public final class BrokerServer implements AutoCloseable {
             }
         });
         groupCoordinator.startup();
-        metrics.setGroupMemberCounts(groupCoordinator::memberCounts);
+        metrics.setGroupSource(groupCoordinator::snapshot);
         HostPort listener = config.brokerListener();
         int maxMessage = config.getInt("message.max.bytes");
         int maxRequest = config.getInt("socket.request.max.bytes");

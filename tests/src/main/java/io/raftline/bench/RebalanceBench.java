@@ -14,43 +14,64 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 /**
  * How long a group of N consumers takes to rebalance when one more joins, eager ({@code range}) against cooperative
- * ({@code cooperative-sticky}), against a Raftline cluster. The time runs from the joiner's {@code subscribe} until
- * every partition has exactly one owner again and the joiner owns its share (for cooperative, that includes the second
- * rebalance that hands the revoked partitions over). The members poll every 20 ms.
+ * ({@code cooperative-sticky}). The time runs from the joiner's {@code subscribe} until every partition has exactly
+ * one owner again and every member, the joiner included, owns at least one (for cooperative, that includes the second
+ * rebalance that hands the revoked partitions over). The members poll every 20 ms. The same measurement runs against
+ * Kafka in {@link KafkaRebalanceBench}, with Kafka's own consumer behind the {@link MemberFactory}.
  *
  * <p>Run: {@code java -cp <tests classpath> io.raftline.bench.RebalanceBench [bootstrap|-] [members] [partitions] [rounds]};
- * with {@code -} it starts a 3-node test cluster of its own.
+ * with {@code -} it starts a 3-node test cluster of its own. One JSON line per measurement on stdout.
  */
 public final class RebalanceBench {
+
+    /** The settings every member of every run uses, on both systems. */
+    static final String SESSION_TIMEOUT_MS = "10000";
+    static final String HEARTBEAT_INTERVAL_MS = "500";
+    static final Duration POLL = Duration.ofMillis(20);
 
     private RebalanceBench() {
     }
 
-    /** A member polling on its own thread; records its assignment after every poll. */
-    private static final class Member {
+    /** A group member polling on a thread of its own; {@link #owned()} is its assignment after its last poll. */
+    interface Member {
+        /** Its partitions as "topic-partition" strings. */
+        Set<String> owned();
+
+        /** Stops polling and closes the consumer (leaving the group). */
+        void stop() throws InterruptedException;
+    }
+
+    /** Starts a member of {@code group} subscribed to {@code topic}, with the assignor {@code strategy}. */
+    interface MemberFactory {
+        Member start(String group, String topic, String strategy, String id);
+    }
+
+    /** A Raftline consumer as a {@link Member}. */
+    private static final class RaftlineMember implements Member {
         final Thread thread;
         volatile boolean running = true;
-        volatile Set<TopicPartition> owned = Set.of();
+        volatile Set<String> owned = Set.of();
 
-        Member(String bootstrap, String group, String topic, String strategy, String id) {
+        RaftlineMember(String bootstrap, String group, String topic, String strategy, String id) {
             Properties p = new Properties();
             p.setProperty("bootstrap.servers", bootstrap);
             p.setProperty("group.id", group);
             p.setProperty("client.id", id);
             p.setProperty("partition.assignment.strategy", strategy);
-            p.setProperty("session.timeout.ms", "10000");
-            p.setProperty("heartbeat.interval.ms", "500");
+            p.setProperty("session.timeout.ms", SESSION_TIMEOUT_MS);
+            p.setProperty("heartbeat.interval.ms", HEARTBEAT_INTERVAL_MS);
             p.setProperty("enable.auto.commit", "false");
             thread = new Thread(() -> {
                 try (RaftlineConsumer<byte[], byte[]> c = new RaftlineConsumer<>(p, new ByteArrayDeserializer(),
                     new ByteArrayDeserializer())) {
                     c.subscribe(List.of(topic));
                     while (running) {
-                        c.poll(Duration.ofMillis(20));
-                        owned = Set.copyOf(c.assignment());
+                        c.poll(POLL);
+                        owned = c.assignment().stream().map(TopicPartition::toString).collect(Collectors.toUnmodifiableSet());
                     }
                 }
             }, "bench-" + id);
@@ -58,45 +79,64 @@ public final class RebalanceBench {
             thread.start();
         }
 
-        void stop() throws InterruptedException {
+        @Override
+        public Set<String> owned() {
+            return owned;
+        }
+
+        @Override
+        public void stop() throws InterruptedException {
             running = false;
             thread.join(30_000);
         }
     }
 
     private static boolean complete(List<Member> members, int partitions) {
-        Set<TopicPartition> all = new HashSet<>();
+        Set<String> all = new HashSet<>();
         int total = 0;
         for (Member m : members) {
-            if (m.owned.isEmpty()) {
+            Set<String> owned = m.owned();
+            if (owned.isEmpty()) {
                 return false;
             }
-            all.addAll(m.owned);
-            total += m.owned.size();
+            all.addAll(owned);
+            total += owned.size();
         }
         return all.size() == partitions && total == partitions;
     }
 
     /** One measurement: N members settle, one joins; returns the ms until the group settled again. */
-    static long measure(String bootstrap, String topic, int partitions, int n, String strategy, String group)
+    static long measure(MemberFactory factory, String topic, int partitions, int n, String strategy, String group)
         throws InterruptedException {
         List<Member> members = new ArrayList<>();
         try {
             for (int i = 0; i < n; i++) {
-                members.add(new Member(bootstrap, group, topic, strategy, "m" + i));
+                members.add(factory.start(group, topic, strategy, "m" + i));
             }
             TestCluster.await(() -> complete(members, partitions), Duration.ofSeconds(120), n + " members to settle");
             long start = System.nanoTime();
-            Member joiner = new Member(bootstrap, group, topic, strategy, "joiner");
+            Member joiner = factory.start(group, topic, strategy, "joiner");
             List<Member> all = new ArrayList<>(members);
             all.add(joiner);
-            TestCluster.await(() -> complete(all, partitions), Duration.ofSeconds(120), "the group to settle with the joiner");
-            long took = System.nanoTime() - start;
             members.add(joiner);
-            return TimeUnit.NANOSECONDS.toMillis(took);
+            TestCluster.await(() -> complete(all, partitions), Duration.ofSeconds(120), "the group to settle with the joiner");
+            return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
         } finally {
             for (Member m : members) {
                 m.stop();
+            }
+        }
+    }
+
+    /** Runs {@code rounds} measurements per strategy (eager first) and prints one JSON line each. */
+    static void run(String system, MemberFactory factory, String topic, int n, int partitions, int rounds,
+                    List<String> strategies) throws InterruptedException {
+        for (String strategy : strategies) {
+            for (int r = 0; r < rounds; r++) {
+                String shortName = strategy.substring(strategy.lastIndexOf('.') + 1);
+                long ms = measure(factory, topic, partitions, n, strategy, "bench-" + shortName + "-" + r);
+                System.out.printf("{\"system\":\"%s\",\"strategy\":\"%s\",\"members\":%d,\"partitions\":%d,\"round\":%d,"
+                    + "\"rebalanceMs\":%d}%n", system, shortName, n, partitions, r, ms);
             }
         }
     }
@@ -119,13 +159,9 @@ public final class RebalanceBench {
             try (Admin admin = Admin.create(p)) {
                 admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all().get(60, TimeUnit.SECONDS);
             }
-            for (String strategy : List.of("range", "cooperative-sticky")) {
-                for (int r = 0; r < rounds; r++) {
-                    long ms = measure(bootstrap, topic, partitions, n, strategy, "bench-" + strategy + "-" + r);
-                    System.out.printf("{\"strategy\":\"%s\",\"members\":%d,\"partitions\":%d,\"round\":%d,\"rebalanceMs\":%d}%n",
-                        strategy, n, partitions, r, ms);
-                }
-            }
+            String bs = bootstrap;
+            run("raftline", (group, t, strategy, id) -> new RaftlineMember(bs, group, t, strategy, id), topic, n, partitions, rounds,
+                List.of("range", "cooperative-sticky"));
         } finally {
             if (cluster != null) {
                 cluster.close();

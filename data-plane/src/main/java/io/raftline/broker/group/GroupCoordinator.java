@@ -488,6 +488,34 @@ public final class GroupCoordinator {
         });
     }
 
+    /** A committed offset of a group, as the metrics read it. */
+    public record CommittedPosition(String topic, int partition, long offset) {
+    }
+
+    /** One group this broker coordinates, as the group gauges read it: its member count and committed offsets. */
+    public record GroupSnapshot(String groupId, int members, List<CommittedPosition> committed) {
+    }
+
+    /**
+     * Every group this broker coordinates (loaded, not Dead), sorted by id, with its members and committed offsets: what
+     * {@code raftline_groups}, {@code raftline_group_members} and {@code raftline_group_lag} show. A copy taken
+     * under the lock; partitions still loading contribute nothing yet.
+     */
+    public List<GroupSnapshot> snapshot() {
+        return call(() -> {
+            List<GroupSnapshot> out = new ArrayList<>();
+            new TreeMap<>(groups).forEach((id, g) -> {
+                if (g.is(GroupState.DEAD) || !isLoaded(g.offsetsPartition)) {
+                    return;
+                }
+                List<CommittedPosition> committed = new ArrayList<>();
+                g.offsets.forEach((k, o) -> committed.add(new CommittedPosition(k.topic(), k.partition(), o.offset())));
+                out.add(new GroupSnapshot(id, g.members.size(), List.copyOf(committed)));
+            });
+            return out;
+        });
+    }
+
     // ------------------------------------------------------------------------------------------------ offset expiry
 
     private void expireOffsetsAndReschedule() {

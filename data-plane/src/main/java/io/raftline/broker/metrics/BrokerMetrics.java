@@ -6,15 +6,18 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.raftline.broker.group.GroupCoordinator;
 import io.raftline.broker.log.Log;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
+import io.raftline.broker.replica.TopicPartition;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.metadata.image.TopicImage;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -40,7 +43,10 @@ public final class BrokerMetrics {
     private final MultiGauge logSize;
     private final MultiGauge followerLag;
     private final MultiGauge groupMembers;
-    private volatile Supplier<Map<String, Integer>> groupMemberCounts = Map::of;
+    private final MultiGauge groupLag;
+    private volatile Supplier<List<GroupCoordinator.GroupSnapshot>> groupSource = List::of;
+    /** Groups coordinated here at the last {@link #refresh()}. */
+    private volatile int groupCount;
 
     public BrokerMetrics(MeterRegistry registry, ReplicaManager replicaManager, LongSupplier metadataIndex,
                          LongSupplier quorumCommitIndex) {
@@ -78,7 +84,10 @@ public final class BrokerMetrics {
             .description("On the leader: its log end offset minus each follower's").register(registry);
         this.groupMembers = MultiGauge.builder("raftline.group.members")
             .description("Members of each consumer group this broker coordinates").register(registry);
-        Gauge.builder("raftline.group.count", this, m -> m.groupMemberCounts.get().size())
+        this.groupLag = MultiGauge.builder("raftline.group.lag")
+            .description("On the coordinator: high watermark minus the group's committed offset, per partition it committed")
+            .register(registry);
+        Gauge.builder("raftline.groups", this, m -> m.groupCount)
             .description("Consumer groups this broker coordinates").register(registry);
     }
 
@@ -123,9 +132,9 @@ public final class BrokerMetrics {
         }
     }
 
-    /** Where the group gauges read from: the coordinator's member count per group. */
-    public void setGroupMemberCounts(Supplier<Map<String, Integer>> counts) {
-        this.groupMemberCounts = counts;
+    /** Where the group gauges read from at each {@link #refresh()}: the groups this broker coordinates. */
+    public void setGroupSource(Supplier<List<GroupCoordinator.GroupSnapshot>> groups) {
+        this.groupSource = groups;
     }
 
     /** Re-reads every partition's offsets and sizes into the per-partition gauges. */
@@ -150,8 +159,32 @@ public final class BrokerMetrics {
         logEndOffset.register(ends, true);
         logSize.register(sizes, true);
         followerLag.register(lags, true);
+        refreshGroups();
+    }
+
+    /**
+     * Members and lag of the groups coordinated here. The lag is the high watermark of this broker's replica of the
+     * partition (the leader's, or a follower's slightly older one) minus the committed offset, never below 0; a
+     * partition with no replica on this broker has no lag row here.
+     */
+    private void refreshGroups() {
+        List<GroupCoordinator.GroupSnapshot> groups = groupSource.get();
         List<MultiGauge.Row<?>> members = new ArrayList<>();
-        groupMemberCounts.get().forEach((group, count) -> members.add(MultiGauge.Row.of(Tags.of("group", group), count)));
+        List<MultiGauge.Row<?>> lags = new ArrayList<>();
+        for (GroupCoordinator.GroupSnapshot g : groups) {
+            members.add(MultiGauge.Row.of(Tags.of("group", g.groupId()), g.members()));
+            for (GroupCoordinator.CommittedPosition c : g.committed()) {
+                Optional<Partition> p = replicaManager.partition(new TopicPartition(c.topic(), c.partition()));
+                if (p.isEmpty() || p.get().log() == null) {
+                    continue;
+                }
+                long lag = Math.max(0, p.get().highWatermark() - c.offset());
+                lags.add(MultiGauge.Row.of(Tags.of("group", g.groupId(), "topic", c.topic(), "partition",
+                    Integer.toString(c.partition())), lag));
+            }
+        }
         groupMembers.register(members, true);
+        groupLag.register(lags, true);
+        groupCount = groups.size();
     }
 }

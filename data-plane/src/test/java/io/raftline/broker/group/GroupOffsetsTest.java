@@ -241,4 +241,17 @@ class GroupOffsetsTest {
         assertThat(all.getCoordinatorId()).isEqualTo(1);
         assertThat(c.memberCounts()).isEqualTo(java.util.Map.of("busy", 1, "idle", 0));
     }
+
+    @Test
+    void snapshotListsLoadedGroupsWithMembersAndCommittedOffsets() {
+        CoordinatorHarness h = new CoordinatorHarness(3000);
+        GroupCoordinator c = h.loadedCoordinator(1, 14);
+        GroupCoordinatorTest.stableGroup(h, c, "busy", 1);
+        assertThat(commitError(commit(c, "idle", -1, "", "t", 0, 7).join())).isEqualTo(ErrorCode.NONE);
+        assertThat(commitError(commit(c, "idle", -1, "", "t", 1, 3).join())).isEqualTo(ErrorCode.NONE);
+        assertThat(c.snapshot()).containsExactly(
+            new GroupCoordinator.GroupSnapshot("busy", 1, List.of()),
+            new GroupCoordinator.GroupSnapshot("idle", 0, List.of(new GroupCoordinator.CommittedPosition("t", 0, 7),
+                new GroupCoordinator.CommittedPosition("t", 1, 3))));
+    }
 }

@@ -17,7 +17,8 @@ import java.util.stream.Collectors;
 /**
  * A group member in a process of its own, for tests that kill it with SIGKILL. At-least-once: it prints every record
  * it polled, then commits synchronously. Lines on stdout: {@code A t-0,t-3} when its assignment changes, {@code R
- * partition offset value} per record, {@code C} after each commit. Runs until killed or stdin closes.
+ * partition offset value} per record, {@code C} after each commit, and about every second a status line {@code S
+ * p0@pos ...} with its position in each partition it owns (for the diagnosis of a failed test). Runs until killed or stdin closes.
  *
  * <p>Arguments: bootstrap group topic clientId sessionTimeoutMs [assignor]
  */
@@ -54,6 +55,7 @@ public final class GroupConsumerMain {
         try (RaftlineConsumer<String, String> c = new RaftlineConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
             c.subscribe(List.of(args[2]));
             Set<TopicPartition> last = null;
+            long nextStatus = 0;
             while (true) {
                 ConsumerRecords<String, String> records = c.poll(Duration.ofMillis(200));
                 Set<TopicPartition> now = new TreeSet<>((a, b) -> a.topic().equals(b.topic())
@@ -62,6 +64,10 @@ public final class GroupConsumerMain {
                 if (!now.equals(last)) {
                     out.println("A " + now.stream().map(tp -> tp.topic() + "-" + tp.partition()).collect(Collectors.joining(",")));
                     last = now;
+                }
+                if (System.nanoTime() - nextStatus > 0) {
+                    nextStatus = System.nanoTime() + 1_000_000_000L;
+                    out.println("S " + status(c, now));
                 }
                 for (ConsumerRecord<String, String> r : records) {
                     out.println("R " + r.partition() + " " + r.offset() + " " + r.value());
@@ -79,5 +85,19 @@ public final class GroupConsumerMain {
                 }
             }
         }
+    }
+
+    private static String status(RaftlineConsumer<String, String> c, Set<TopicPartition> owned) {
+        StringBuilder b = new StringBuilder();
+        for (TopicPartition tp : owned) {
+            String position;
+            try {
+                position = Long.toString(c.position(tp, Duration.ofMillis(100)));
+            } catch (RuntimeException e) {
+                position = "?"; // not known yet: a diagnostic line must not end the member
+            }
+            b.append(" p").append(tp.partition()).append('@').append(position);
+        }
+        return b.toString().trim();
     }
 }

@@ -10,6 +10,7 @@ import io.raftline.client.common.serialization.StringSerializer;
 import io.raftline.client.consumer.OffsetAndMetadata;
 import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
+import io.raftline.client.producer.RecordMetadata;
 import io.raftline.tests.cluster.TestCluster;
 import io.raftline.tests.cluster.TestNode;
 import java.time.Duration;
@@ -37,9 +38,11 @@ import org.junit.jupiter.api.Timeout;
  * on with a new coordinator and its committed offsets. Throughout, at-least-once processing (print, then commit)
  * loses no record, and no committed offset ever goes backwards.
  *
- * <p>Tagged "system" (fault runs) because both scenarios still fail at times: the consumer kill passed 2 of 3 runs
- * (partitions moved 3.4 s after the kill; once the survivors never rebalanced within 60 s), the coordinator kill
- * failed both runs (see its javadoc). Neither is diagnosed yet.
+ * <p>Tagged "system" (a fault run of several minutes); {@link GroupCoordinatorFailoverIT} is its short version in the
+ * default run. The coordinator scenario used to lose a partition: when a refresh of the consumer's metadata failed
+ * before its completion handler was attached (a dead broker answers at once), the SDK kept that finished future as
+ * the refresh "in flight" and never refreshed again, so a partition whose leader died stayed with the dead leader.
+ * The consumers' logs (with their metadata refreshes at DEBUG) stay under the cluster root for diagnosis.
  */
 @Tag("system")
 @Timeout(300)
@@ -82,14 +85,19 @@ class GroupFailoverIT {
         }
     }
 
+    /** Where each produced value went ("partition:offset"), to say which partitions a failure is about. */
+    private static final Map<String, String> WHERE = new ConcurrentHashMap<>();
+
     private static void produce(int from, int to) throws Exception {
-        List<java.util.concurrent.Future<?>> sent = new ArrayList<>();
+        List<java.util.concurrent.Future<RecordMetadata>> sent = new ArrayList<>();
         for (int i = from; i < to; i++) {
             sent.add(producer.send(new ProducerRecord<>(topic, "k" + i, "v" + i)));
         }
         producer.flush();
-        for (java.util.concurrent.Future<?> f : sent) {
-            f.get(120, TimeUnit.SECONDS); // every record is in the log before the consumers are asked for it
+        for (int i = from; i < to; i++) {
+            // every record is in the log before the consumers are asked for it
+            RecordMetadata md = sent.get(i - from).get(120, TimeUnit.SECONDS);
+            WHERE.put("v" + i, md.partition() + ":" + md.offset());
         }
     }
 
@@ -108,9 +116,17 @@ class GroupFailoverIT {
         } catch (AssertionError e) {
             Set<String> missing = expected(n);
             missing.removeAll(consumedValues());
-            throw new AssertionError(e.getMessage() + "; " + missing.size() + " missing, e.g. "
-                + missing.stream().limit(10).toList() + "; assignments "
-                + consumers.stream().map(ConsumerProcess::assignment).toList() + "; group " + describe(), e);
+            Map<String, List<String>> byPartition = new java.util.TreeMap<>();
+            missing.forEach(v -> {
+                String where = WHERE.getOrDefault(v, "?:?");
+                byPartition.computeIfAbsent("p" + where.split(":")[0], k -> new ArrayList<>()).add(where.split(":")[1]);
+            });
+            byPartition.values().forEach(l -> l.sort(java.util.Comparator.comparingLong(Long::parseLong)));
+            throw new AssertionError(e.getMessage() + "; " + missing.size() + " missing, by partition (offsets) " + byPartition
+                + "; assignments " + consumers.stream().map(ConsumerProcess::assignment).toList()
+                + "; consumers' status " + consumers.stream().map(ConsumerProcess::status).toList()
+                + "; highest offsets read " + consumers.stream().map(ConsumerProcess::highestOffsets).toList()
+                + "; group " + describe(), e);
         }
     }
 
@@ -141,11 +157,6 @@ class GroupFailoverIT {
         scenario("failover-orders", "failover-g", false);
     }
 
-    /**
-     * Known failure: after the coordinator's node is killed the group is Stable under a new coordinator with its
-     * offsets, but about 90 records of partitions that node led were not delivered to their owner within 90 s. Not
-     * diagnosed yet.
-     */
     @Test
     void aKilledCoordinatorIsReplacedAndTheGroupGoesOn() throws Exception {
         scenario("coordinator-orders", "coordinator-g", true);
@@ -157,11 +168,13 @@ class GroupFailoverIT {
         admin.createTopics(List.of(new NewTopic(topic, Optional.of(6), Optional.of((short) 3)))).all().get(60, TimeUnit.SECONDS);
         produce(0, 300);
         for (int i = 0; i < 3; i++) {
-            consumers.add(new ConsumerProcess(cluster.bootstrap(), group, topic, "member-" + i, SESSION_MS));
+            consumers.add(new ConsumerProcess(cluster.bootstrap(), group, topic, "member-" + i, SESSION_MS,
+                cluster.root().resolve(group + "-member-" + i + ".log")));
         }
         Map<TopicPartition, Long> highest = new ConcurrentHashMap<>();
         List<String> wentBack = new CopyOnWriteArrayList<>();
         // Samples the committed offsets every 200 ms (a periodic check, not a wait).
+        TestNode killed = null;
         ScheduledExecutorService watcher = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "offset-watcher");
             t.setDaemon(true);
@@ -216,6 +229,7 @@ class GroupFailoverIT {
             Map<TopicPartition, Long> committedBefore = Map.copyOf(highest);
             TestNode coordinatorNode = cluster.node(coordinatorId);
             coordinatorNode.kill();
+            killed = coordinatorNode;
             produce(600, 900);
             TestCluster.await(() -> {
                 ConsumerGroupDescription now = describe();
@@ -228,10 +242,15 @@ class GroupFailoverIT {
             // Every record was processed, and in the end committed: the offsets add up to the 900 records.
             TestCluster.await(() -> committedSum() == 900, Duration.ofSeconds(60), "committed offsets covering all 900 records");
             assertThat(wentBack).as("committed offsets that went backwards").isEmpty();
-            coordinatorNode.start();
         } finally {
             watcher.shutdownNow();
             consumers.forEach(ConsumerProcess::close);
+            if (killed != null) {
+                // The other scenario (either order) needs all three brokers: replication factor 3.
+                TestNode restarted = killed;
+                restarted.start();
+                TestCluster.await(restarted::isReady, Duration.ofSeconds(120), "broker " + restarted.id() + " ready after its restart");
+            }
         }
     }
 }

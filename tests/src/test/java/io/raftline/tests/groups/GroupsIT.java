@@ -20,6 +20,7 @@ import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
 import io.raftline.tests.cluster.Cli;
 import io.raftline.tests.cluster.TestCluster;
+import io.raftline.tests.cluster.TestNode;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -450,5 +451,82 @@ class GroupsIT {
     private static long committedTotal(String group) throws Exception {
         return admin.listConsumerGroupOffsets(group).get(30, TimeUnit.SECONDS).values().stream()
             .mapToLong(OffsetAndMetadata::offset).sum();
+    }
+
+    /**
+     * The coordinator's group gauges after real traffic: {@code raftline_groups}, {@code raftline_group_members{group}}
+     * and {@code raftline_group_lag{group,topic,partition}} (high watermark minus committed offset), on the broker
+     * that coordinates the group and nowhere else; the members gauge falls to 0 when the member leaves.
+     */
+    @Test
+    void theCoordinatorExposesGroupCountMembersAndLag() throws Exception {
+        String topic = "metrics-orders";
+        String group = "metrics-g";
+        createTopic(topic, 2);
+        for (int i = 0; i < 10; i++) {
+            producer.send(new ProducerRecord<>(topic, 0, "k" + i, "a" + i));
+        }
+        for (int i = 0; i < 4; i++) {
+            producer.send(new ProducerRecord<>(topic, 1, "k" + i, "b" + i));
+        }
+        producer.flush();
+        Properties p = new Properties();
+        p.setProperty("bootstrap.servers", cluster.bootstrap());
+        p.setProperty("group.id", group);
+        p.setProperty("session.timeout.ms", "3000");
+        p.setProperty("heartbeat.interval.ms", "500");
+        p.setProperty("enable.auto.commit", "false");
+        TestNode coordinator;
+        try (RaftlineConsumer<String, String> c = new RaftlineConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+            c.subscribe(List.of(topic));
+            TestCluster.await(() -> {
+                c.poll(Duration.ofMillis(100));
+                return c.assignment().size() == 2;
+            }, Duration.ofSeconds(60), "the member to own both partitions");
+            // Committed 3 of 10 on partition 0 and all 4 of partition 1: lag 7 and 0.
+            c.commitSync(Map.of(new TopicPartition(topic, 0), new OffsetAndMetadata(3), new TopicPartition(topic, 1),
+                new OffsetAndMetadata(4)));
+            ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).get(group).get(30, TimeUnit.SECONDS);
+            coordinator = cluster.node(d.coordinator().id());
+            TestCluster.await(() -> {
+                c.poll(Duration.ofMillis(10)); // keeps the member in the group while the gauges refresh
+                String m = coordinator.scrapeMetrics();
+                return gauge(m, "raftline_group_members", "group=\"" + group + "\"") == 1
+                    && gauge(m, "raftline_group_lag", "group=\"" + group + "\"", "topic=\"" + topic + "\"", "partition=\"0\"") == 7
+                    && gauge(m, "raftline_group_lag", "group=\"" + group + "\"", "topic=\"" + topic + "\"", "partition=\"1\"") == 0
+                    && gauge(m, "raftline_groups") >= 1;
+            }, Duration.ofSeconds(60), "members 1 and lag 7/0 for " + group + " on its coordinator");
+            for (TestNode other : cluster.nodes()) {
+                if (other != coordinator) {
+                    assertThat(gauge(other.scrapeMetrics(), "raftline_group_members", "group=\"" + group + "\""))
+                        .as("members of " + group + " on broker " + other.id() + ", which does not coordinate it").isNaN();
+                }
+            }
+        }
+        // The member left on close: the group is Empty, its lag still shows.
+        TestCluster.await(() -> {
+            String m = coordinator.scrapeMetrics();
+            return gauge(m, "raftline_group_members", "group=\"" + group + "\"") == 0
+                && gauge(m, "raftline_group_lag", "group=\"" + group + "\"", "topic=\"" + topic + "\"", "partition=\"0\"") == 7;
+        }, Duration.ofSeconds(60), "members 0 after the member left");
+    }
+
+    /** The value of the first sample of {@code name} whose labels contain every one of {@code labels}; NaN if none. */
+    private static double gauge(String scrape, String name, String... labels) {
+        for (String line : scrape.split("\n")) {
+            if (line.startsWith("#") || !(line.startsWith(name + "{") || line.startsWith(name + " "))) {
+                continue;
+            }
+            int space = line.lastIndexOf(' ');
+            String series = line.substring(0, space);
+            boolean all = true;
+            for (String l : labels) {
+                all &= series.contains(l);
+            }
+            if (all) {
+                return Double.parseDouble(line.substring(space + 1));
+            }
+        }
+        return Double.NaN;
     }
 }

@@ -36,6 +36,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Fetches records for the assigned partitions: at most one Fetch request in flight per leader, answers queued as
@@ -51,6 +53,8 @@ import java.util.concurrent.ConcurrentLinkedQueue;
  * @param <V> the value type
  */
 public final class Fetcher<K, V> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Fetcher.class);
 
     /** The fetch settings from the consumer's config. */
     public record Settings(int minBytes, int maxWaitMs, int maxBytes, int maxPartitionBytes, boolean checkCrcs, int requestTimeoutMs) {
@@ -141,6 +145,7 @@ public final class Fetcher<K, V> {
                 .setLastFetchedEpoch(-1).setLogStartOffset(-1).setPartitionMaxBytes(settings.maxPartitionBytes()));
         }
         nodesWithPendingFetch.add(node.id());
+        LOG.debug("fetch {} from broker {}", offsets, node.id());
         pool.get(node).fetch(request, settings.requestTimeoutMs() + (long) settings.maxWaitMs()).whenComplete((response, error) -> {
             completed.add(new Completed(node.id(), offsets, response, error));
             synchronized (signal) {
@@ -230,6 +235,7 @@ public final class Fetcher<K, V> {
 
     private void handle(Completed c) {
         if (c.error() != null) {
+            LOG.debug("fetch from broker {} failed: {}", c.nodeId(), c.error().toString());
             metadata.requestUpdate();
             metadata.nodeFailed();
             return;
@@ -245,6 +251,10 @@ public final class Fetcher<K, V> {
                 continue;
             }
             ErrorCode code = pd.getError().getCode();
+            if (LOG.isDebugEnabled()) {
+                LOG.debug("fetch answer from broker {} for {} at {}: {} hw {} bytes {}", c.nodeId(), tp, fetchOffset, code,
+                    pd.getHighWatermark(), pd.getRecords().size());
+            }
             if (code == ErrorCode.NONE) {
                 subscriptions.updateLogBounds(tp, pd.getHighWatermark(), pd.getLogStartOffset());
                 if (!pd.getRecords().isEmpty()) {

@@ -32,6 +32,8 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The client's metadata cache: an immutable {@link Cluster} swapped on each refresh, the topics the client cares
@@ -41,6 +43,8 @@ import java.util.concurrent.TimeUnit;
  * one timeout and no more.
  */
 public final class Metadata {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Metadata.class);
 
     private final List<Node> bootstrap;
     private final ConnectionPool pool;
@@ -152,11 +156,17 @@ public final class Metadata {
                 }
                 return apply(response);
             });
-        inFlight = result;
+        // The call can fail on this thread (the handler above then ran already, under this monitor, and cleared
+        // inFlight): a finished future must not be kept as the one in flight, or no refresh would ever start again and
+        // the client would keep sending to a dead leader (the coordinator-failover test lost a partition that way).
+        if (!result.isDone()) {
+            inFlight = result;
+        }
         return result;
     }
 
     private synchronized void failed(Throwable error) {
+        LOG.debug("metadata refresh failed: {}", error.toString());
         inFlight = null;
         nextNode++;
     }
@@ -172,6 +182,16 @@ public final class Metadata {
         }
         cluster = next;
         version++;
+        if (LOG.isDebugEnabled()) {
+            StringBuilder leaders = new StringBuilder();
+            for (String t : topics) {
+                for (PartitionInfo p : next.partitionsForTopic(t)) {
+                    leaders.append(' ').append(p.partition()).append('=').append(p.leader() == null ? "none" : p.leader().id())
+                        .append(':').append(p.leaderEpoch());
+                }
+            }
+            LOG.debug("metadata v{}: leaders{}", version, leaders);
+        }
         updateRequested = false;
         lastRefreshMs = time.hiResMilliseconds();
         notifyAll();
