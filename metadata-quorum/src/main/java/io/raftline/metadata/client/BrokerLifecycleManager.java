@@ -28,6 +28,11 @@ import org.slf4j.LoggerFactory;
  * <p>States: UNREGISTERED --(registration committed)--> FENCED --(controller unfences: caught up)--> ACTIVE;
  * any --(controller says stale epoch / not registered)--> UNREGISTERED (registers again);
  * ACTIVE --{@link #controlledShutdown()}--> SHUTTING_DOWN --(controller: should shut down)--> STOPPED.
+ *
+ * <p>Heartbeats are not paced by the controller's answers: the next one goes out an interval after the previous
+ * answer, or an interval after the previous send if that one is still unanswered (a controller busy committing
+ * writes answers late, and a broker that waited for every answer would fall silent and be fenced though alive).
+ * Answers older than one already handled are ignored.
  * One writer: the manager's own thread; the getters are volatile reads.
  */
 public final class BrokerLifecycleManager implements Closeable {
@@ -35,6 +40,9 @@ public final class BrokerLifecycleManager implements Closeable {
     private static final Logger LOG = LoggerFactory.getLogger(BrokerLifecycleManager.class);
 
     public enum State { UNREGISTERED, FENCED, ACTIVE, SHUTTING_DOWN, STOPPED }
+
+    /** Unanswered heartbeats at most: a controller that answers nothing gets no flood. */
+    static final int MAX_OUTSTANDING = 4;
 
     private final int brokerId;
     private final String clusterId;
@@ -44,6 +52,7 @@ public final class BrokerLifecycleManager implements Closeable {
     private final MetadataFollower follower;
     private final long heartbeatIntervalMs;
     private final String incarnationId;
+    private final Time time;
     private final ScheduledExecutorService thread;
     private final CompletableFuture<Void> unfenced = new CompletableFuture<>();
     private final CompletableFuture<Void> shutdownDone = new CompletableFuture<>();
@@ -51,9 +60,13 @@ public final class BrokerLifecycleManager implements Closeable {
     private volatile long brokerEpoch = -1;
     private volatile boolean wantShutdown;
     private volatile boolean closed;
-    /** The scheduled next heartbeat (manager thread only), and whether one was asked for while another was in flight. */
+    /** Manager thread only: sequence number of the last heartbeat sent, of the last one answered, when it was sent. */
+    private long sentSeq;
+    private long answeredSeq;
+    private long lastSentMs;
+    private int outstanding;
+    /** Manager thread only: the scheduled next heartbeat. */
     private ScheduledFuture<?> nextHeartbeat;
-    private boolean urgentHeartbeat;
     private volatile Supplier<List<String>> offlineLogDirs = List::of;
     private volatile Supplier<List<OfflineReplica>> offlineReplicas = List::of;
 
@@ -67,6 +80,7 @@ public final class BrokerLifecycleManager implements Closeable {
         this.follower = follower;
         this.heartbeatIntervalMs = heartbeatIntervalMs;
         this.incarnationId = Uuid.random(new SecureRandom()).toString();
+        this.time = time;
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "broker-lifecycle-" + brokerId);
             t.setDaemon(true);
@@ -76,6 +90,15 @@ public final class BrokerLifecycleManager implements Closeable {
 
     public void start() {
         thread.execute(this::register);
+        long check = Math.max(1, heartbeatIntervalMs / 4);
+        thread.scheduleWithFixedDelay(this::heartbeatIfOverdue, check, check, TimeUnit.MILLISECONDS);
+    }
+
+    /** Sends another heartbeat when the last one has been unanswered for a whole interval. */
+    private void heartbeatIfOverdue() {
+        if (outstanding > 0 && outstanding < MAX_OUTSTANDING && time.hiResMilliseconds() - lastSentMs >= heartbeatIntervalMs) {
+            heartbeat();
+        }
     }
 
     public State state() {
@@ -125,17 +148,15 @@ public final class BrokerLifecycleManager implements Closeable {
     }
 
     /**
-     * Sends the next heartbeat now instead of at the next interval (a log dir just went offline); if one is in
-     * flight, the following one goes as soon as it is answered. Never starts a second heartbeat chain.
+     * Sends a heartbeat now instead of at the next interval (a log dir just went offline). Never starts a second
+     * heartbeat chain: only the newest heartbeat's answer schedules the next one.
      */
     public void heartbeatNow() {
         try {
             thread.execute(() -> {
                 ScheduledFuture<?> next = nextHeartbeat;
-                if (next != null && next.cancel(false)) {
+                if ((next != null && next.cancel(false)) || (outstanding > 0 && outstanding < MAX_OUTSTANDING)) {
                     heartbeat();
-                } else {
-                    urgentHeartbeat = true;
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
@@ -171,19 +192,23 @@ public final class BrokerLifecycleManager implements Closeable {
             .setMetadataOffset(follower.currentImage().index()).setWantShutdown(wantShutdown)
             .addAllOfflineLogDirs(offlineLogDirs.get()).addAllOfflineReplicas(offlineReplicas.get()).build();
         long sentEpoch = brokerEpoch;
+        long seq = ++sentSeq;
+        lastSentMs = time.hiResMilliseconds();
+        outstanding++;
         channel.brokerHeartbeat(req, Math.max(1000, heartbeatIntervalMs * 4)).whenCompleteAsync((resp, err) -> {
-            if (brokerEpoch != sentEpoch || state == State.STOPPED) {
+            outstanding--;
+            if (brokerEpoch != sentEpoch || state == State.STOPPED || seq < answeredSeq) {
                 return;
             }
+            answeredSeq = seq;
             if (err != null) {
                 LOG.debug("broker {} heartbeat failed: {}", brokerId, err.toString());
             } else {
                 onHeartbeat(resp);
             }
-            if (state != State.UNREGISTERED && state != State.STOPPED) {
-                long delay = urgentHeartbeat ? 0 : heartbeatIntervalMs;
-                urgentHeartbeat = false;
-                nextHeartbeat = schedule(this::heartbeat, delay);
+            // Only the newest heartbeat's answer schedules the next one (an overdue one may have been sent meanwhile).
+            if (seq == sentSeq && state != State.UNREGISTERED && state != State.STOPPED) {
+                nextHeartbeat = schedule(this::heartbeat, heartbeatIntervalMs);
             }
         }, thread);
     }

@@ -68,12 +68,11 @@ import java.util.concurrent.TimeoutException;
 public final class ControllerChannel implements Closeable {
 
     /**
-     * How long one attempt against one node may take: at most 5 s, and at most half the call's timeout (but not
-     * under 300 ms), so a call always has time to try a second node when the first is unreachable without an
-     * answer (a host cut off the network drops packets: nothing refuses the connection).
+     * How long one attempt against one node may take. A busy controller may answer late but inside a call's
+     * deadline, so an attempt is not cut shorter than the call; a silent node (a host cut off the network drops
+     * packets, nothing refuses the connection) therefore costs one call, and the calls after it start elsewhere.
      */
     static final long ATTEMPT_TIMEOUT_MS = 5000;
-    static final long MIN_ATTEMPT_TIMEOUT_MS = 300;
     private static final long MAX_BACKOFF_MS = 50;
     private static final long RECENT_FAILURE_MS = 1000;
 
@@ -174,7 +173,7 @@ public final class ControllerChannel implements Closeable {
     }
 
     static long attemptTimeout(long callTimeoutMs) {
-        return Math.min(ATTEMPT_TIMEOUT_MS, Math.max(MIN_ATTEMPT_TIMEOUT_MS, callTimeoutMs / 2));
+        return Math.min(ATTEMPT_TIMEOUT_MS, callTimeoutMs);
     }
 
     /** The node a call starts with: the last one that answered as controller, unless it has just failed. */

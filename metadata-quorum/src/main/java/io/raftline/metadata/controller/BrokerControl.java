@@ -56,6 +56,8 @@ final class BrokerControl {
     private final Map<Integer, long[]> arrivals = new java.util.concurrent.ConcurrentHashMap<>();
     /** Broker id -> the image index at which its controlled shutdown had moved every leadership away. */
     private final Map<Integer, Long> shutdownReadyIndex = new HashMap<>();
+    /** Monotonic ms of the last session check (or of activation). */
+    private long lastCheckMs;
 
     BrokerControl(ControllerConfig config, String clusterId, PartitionControl partitions) {
         this.config = config;
@@ -70,6 +72,15 @@ final class BrokerControl {
         shutdownReadyIndex.clear();
         partitions.clearOfflineReplicas();
         image.brokers().keySet().forEach(id -> lastContactMs.put(id, nowMs));
+        lastCheckMs = nowMs;
+    }
+
+    /**
+     * The longest gap between two session checks that is still normal: past it, the controller itself was not
+     * running (a GC pause, a starved CPU, a slow write ahead of the check) and could not have seen heartbeats.
+     */
+    long stallThresholdMs() {
+        return Math.max(2 * config.brokerHeartbeatIntervalMs(), 4 * config.periodicCheckIntervalMs());
     }
 
     /** Monotonic ms of the broker's last contact with this controller, or -1 if none. */
@@ -204,8 +215,19 @@ final class BrokerControl {
         return out;
     }
 
-    /** Fences every unfenced broker whose session expired at {@code nowMs}. */
+    /**
+     * Fences every unfenced broker whose session expired at {@code nowMs}. Time the controller spent not running
+     * (a gap between checks longer than {@link #stallThresholdMs()}) does not count against any broker: their
+     * heartbeats may be waiting in sockets and queues that the stalled controller has not read yet, so every
+     * broker's last contact moves forward by the stall instead of all of them being fenced at once.
+     */
     List<MetadataRecord> fenceExpired(MetadataImage image, long nowMs) {
+        long gap = nowMs - lastCheckMs;
+        lastCheckMs = nowMs;
+        if (gap > stallThresholdMs()) {
+            long stall = gap - config.periodicCheckIntervalMs();
+            lastContactMs.replaceAll((id, last) -> last + stall);
+        }
         List<MetadataRecord> out = new ArrayList<>();
         for (BrokerRegistration b : image.brokers().values()) {
             long last = lastContactMs.computeIfAbsent(b.id(), k -> nowMs);

@@ -9,9 +9,11 @@ import java.util.TreeMap;
  *
  * <p>Liveness defaults: brokers heartbeat every 250 ms and are fenced after 1500 ms without one. Six missed
  * heartbeats in a row are needed before fencing, which absorbs a GC pause or scheduling stall of over a second on
- * a loaded 2-core machine (heartbeats are tiny and are answered from memory, so a busy controller still answers
- * them in milliseconds), while a hard-killed broker is fenced 1.5 s after its last heartbeat plus at most one
- * periodic check (100 ms) and one Raft commit (a few ms): its partitions move in well under 3 s.
+ * a loaded 2-core machine, while a hard-killed broker is fenced 1.5 s after its last heartbeat plus at most one
+ * periodic check (100 ms) and one Raft commit: its partitions move in well under 3 s. What keeps a live broker
+ * from being fenced under load: a heartbeat counts when it arrives (not when the busy controller gets to it),
+ * brokers send heartbeats at their interval even while earlier answers are late, and time the controller itself
+ * spent stalled does not count against anyone's session (see BrokerControl#fenceExpired).
  */
 public final class ControllerConfig {
 

@@ -27,14 +27,18 @@ import org.slf4j.LoggerFactory;
  * record with the next controller epoch; only after that commits does it accept requests.
  *
  * <p>States: INACTIVE --(Ratis leader ready, controller-change committed)--> ACTIVE --(leadership lost, or a write
- * failed)--> INACTIVE. One writer: every decision and every append happens on the single event thread, one at a
- * time, each decided on the image that includes all earlier ones (the Controller's contract). Writes wait for
- * their commit on that thread, which serializes metadata writes at about one Raft round trip each.
+ * failed)--> INACTIVE. One writer: every decision happens on the single event thread, in order, each on the image
+ * that includes all earlier ones (the Controller's contract), through a {@link WritePipeline}: several entries may
+ * be in flight at once, decisions are made on the committed image plus the pending entries, and answers go out
+ * only after their entry (and every earlier one) committed, in decision order. Losing leadership or a failed write
+ * drops the pending state; the next activation starts again from the committed image.
  */
 final class ActiveController implements Closeable {
 
     private static final Logger LOG = LoggerFactory.getLogger(ActiveController.class);
     private static final long LEADERSHIP_POLL_MS = 10;
+    /** Entries in flight at once; more decisions wait (in order) until the oldest commit. */
+    static final int MAX_IN_FLIGHT = 64;
 
     /** A response and the Raft index of the entry that carried its records (0 when nothing was written). */
     record Committed<T>(T response, long index) {
@@ -47,7 +51,12 @@ final class ActiveController implements Closeable {
     private final Controller controller;
     private final long writeTimeoutMs;
     private final ScheduledExecutorService loop;
+    private final WritePipeline pipeline;
     private volatile boolean active;
+    /** Event thread only: the controller-change entry is in flight. */
+    private boolean activating;
+    /** Event thread only: a periodic duty is waiting in the pipeline (so ticks do not pile up behind a slow log). */
+    private boolean periodicQueued;
 
     ActiveController(int nodeId, ControllerConfig config, String clusterId, QuorumServer quorum,
                      MetadataStateMachine stateMachine, Time time, RandomGenerator random, long writeTimeoutMs) {
@@ -60,6 +69,12 @@ final class ActiveController implements Closeable {
             Thread t = new Thread(r, "controller-event-" + nodeId);
             t.setDaemon(true);
             return t;
+        });
+        this.pipeline = new WritePipeline(stateMachine::image, this::append, loop, MAX_IN_FLIGHT, () -> {
+            if (active) {
+                active = false;
+                LOG.info("node {} stopped being the active controller: a metadata write failed", nodeId);
+            }
         });
     }
 
@@ -88,70 +103,70 @@ final class ActiveController implements Closeable {
     private void tick() {
         try {
             checkLeadership();
-            if (active) {
-                List<MetadataRecord> records = controller.periodic(stateMachine.image());
-                if (!records.isEmpty()) {
-                    write(records);
-                }
+            if (active && !periodicQueued) {
+                periodicQueued = true;
+                pipeline.submit(image -> {
+                    periodicQueued = false;
+                    return new ControllerResult<Void>(controller.periodic(image), after -> null);
+                }, false).whenComplete((c, err) -> {
+                    periodicQueued = false;
+                    if (err != null && !(err instanceof NotControllerException)) {
+                        LOG.error("controller periodic duty failed", err);
+                    }
+                });
             }
-        } catch (NotControllerException e) {
-            LOG.info("node {} stopped being the active controller: {}", nodeId, e.getMessage());
         } catch (RuntimeException e) {
             LOG.error("controller periodic duty failed", e);
         }
     }
 
-    private void checkLeadership() {
-        boolean ready;
+    private boolean leaderReady() {
         try {
-            ready = quorum.isLeaderReady();
+            return quorum.isLeaderReady();
         } catch (RuntimeException e) {
-            ready = false;
-        }
-        if (ready && !active) {
-            try {
-                MetadataImage image = stateMachine.image();
-                long index = write(controller.activate(image, nodeId, endpoint));
-                active = true;
-                LOG.info("node {} is the active controller (epoch {}, index {})", nodeId,
-                    stateMachine.image().controllerEpoch(), index);
-            } catch (NotControllerException e) {
-                LOG.info("node {} could not become the active controller: {}", nodeId, e.getMessage());
-            }
-        } else if (!ready && active) {
-            active = false;
-            LOG.info("node {} is no longer the active controller", nodeId);
+            return false;
         }
     }
 
-    /** Appends the records as one entry and waits until it is committed and applied here; returns its index. */
-    private long write(List<MetadataRecord> records) throws NotControllerException {
-        byte[] bytes = MetadataBatch.newBuilder().addAllRecords(records).build().toByteArray();
-        try {
-            long index = quorum.append(bytes).get(writeTimeoutMs, TimeUnit.MILLISECONDS);
-            if (stateMachine.image().index() < index) {
-                // The leader replies after applying; anything else is a broken invariant of the glue.
-                throw new IllegalStateException("entry " + index + " committed but the image is at "
-                    + stateMachine.image().index());
+    private void checkLeadership() {
+        boolean ready = leaderReady();
+        if (ready && !active && !activating) {
+            activating = true;
+            pipeline.submit(image -> new ControllerResult<Void>(controller.activate(image, nodeId, endpoint), after -> null), true)
+                .whenComplete((c, err) -> {
+                    // Runs on the event thread (the pipeline answers there).
+                    activating = false;
+                    if (err != null) {
+                        LOG.info("node {} could not become the active controller: {}", nodeId, err.getMessage());
+                    } else if (leaderReady()) {
+                        active = true;
+                        LOG.info("node {} is the active controller (epoch {}, index {})", nodeId,
+                            stateMachine.image().controllerEpoch(), c.index());
+                    }
+                });
+        } else if (!ready && (active || activating)) {
+            boolean was = active;
+            active = false;
+            pipeline.reset(new NotControllerException("node " + nodeId + " lost the quorum leadership"));
+            if (was) {
+                LOG.info("node {} is no longer the active controller", nodeId);
             }
-            return index;
-        } catch (ExecutionException e) {
-            active = false;
-            throw new NotControllerException("write failed: " + e.getCause(), e.getCause());
-        } catch (TimeoutException e) {
-            active = false;
-            throw new NotControllerException("write not committed within " + writeTimeoutMs + " ms", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new NotControllerException("interrupted", e);
         }
+    }
+
+    /** Appends the records as one entry; completes with its index once committed and applied here. */
+    private CompletableFuture<Long> append(List<MetadataRecord> records) {
+        byte[] bytes = MetadataBatch.newBuilder().addAllRecords(records).build().toByteArray();
+        return quorum.append(bytes).orTimeout(writeTimeoutMs, TimeUnit.MILLISECONDS);
     }
 
     /**
-     * Decides on the current image on the event thread, appends the records if any, and completes with the
-     * response computed after they are applied. Fails with {@link NotControllerException} when not active.
+     * Decides on the event thread (on the image including every earlier decision), appends the records if any, and
+     * completes with the response once they, and every earlier decision's records, are committed. Exclusive
+     * decisions (see {@link WritePipeline}) run alone on the committed image. Fails with
+     * {@link NotControllerException} when not active.
      */
-    <T> CompletableFuture<Committed<T>> submit(Function<MetadataImage, ControllerResult<T>> decision) {
+    <T> CompletableFuture<Committed<T>> submit(Function<MetadataImage, ControllerResult<T>> decision, boolean exclusive) {
         CompletableFuture<Committed<T>> f = new CompletableFuture<>();
         try {
             loop.execute(() -> {
@@ -159,18 +174,13 @@ final class ActiveController implements Closeable {
                     f.completeExceptionally(new NotControllerException("node " + nodeId + " is not the active controller"));
                     return;
                 }
-                try {
-                    MetadataImage image = stateMachine.image();
-                    ControllerResult<T> result = decision.apply(image);
-                    if (result.records().isEmpty()) {
-                        f.complete(new Committed<>(result.response().apply(image), 0));
-                        return;
+                pipeline.submit(decision, exclusive).whenComplete((c, err) -> {
+                    if (err != null) {
+                        f.completeExceptionally(err);
+                    } else {
+                        f.complete(c);
                     }
-                    long index = write(result.records());
-                    f.complete(new Committed<>(result.response().apply(stateMachine.image()), index));
-                } catch (NotControllerException | RuntimeException e) {
-                    f.completeExceptionally(e);
-                }
+                });
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
             f.completeExceptionally(new NotControllerException("node " + nodeId + " is shutting down"));
@@ -181,6 +191,14 @@ final class ActiveController implements Closeable {
     @Override
     public void close() {
         active = false;
+        try {
+            loop.submit(() -> pipeline.reset(new NotControllerException("node " + nodeId + " is shutting down")))
+                .get(1, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | java.util.concurrent.RejectedExecutionException e) {
+            LOG.debug("controller event thread did not drain at close", e);
+        }
         loop.shutdownNow();
     }
 }

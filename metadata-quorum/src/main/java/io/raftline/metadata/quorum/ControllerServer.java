@@ -149,7 +149,14 @@ public final class ControllerServer implements Closeable {
      */
     private <T> void decide(StreamObserver<T> obs, Function<Controller, Function<MetadataImage, ControllerResult<T>>> decision,
                             BiFunction<T, Long, T> finish, Function<Error, T> failure) {
-        active.submit(decision.apply(active.controller())).whenComplete((c, err) -> {
+        decide(obs, false, decision, finish, failure);
+    }
+
+    /** As above; {@code exclusive}: decided alone on the committed image (see {@link WritePipeline}). */
+    private <T> void decide(StreamObserver<T> obs, boolean exclusive,
+                            Function<Controller, Function<MetadataImage, ControllerResult<T>>> decision,
+                            BiFunction<T, Long, T> finish, Function<Error, T> failure) {
+        active.submit(decision.apply(active.controller()), exclusive).whenComplete((c, err) -> {
             T resp = err == null ? finish.apply(c.response(), c.index()) : failure.apply(errorOf(err));
             obs.onNext(resp);
             obs.onCompleted();
@@ -160,7 +167,8 @@ public final class ControllerServer implements Closeable {
 
         @Override
         public void registerBroker(RegisterBrokerRequest req, StreamObserver<RegisterBrokerResponse> obs) {
-            decide(obs, c -> image -> c.registerBroker(image, req),
+            // Exclusive: the broker epoch is the index of the registration's entry.
+            decide(obs, true, c -> image -> c.registerBroker(image, req),
                 (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
                 e -> RegisterBrokerResponse.newBuilder().setError(e).setController(hint()).build());
         }
@@ -170,7 +178,9 @@ public final class ControllerServer implements Closeable {
             if (active.isActive()) {
                 active.controller().heartbeatArrived(req.getBrokerId(), req.getBrokerEpoch());
             }
-            decide(obs, c -> image -> c.brokerHeartbeat(image, req), (r, i) -> r.toBuilder().setController(hint()).build(),
+            // A stopping broker's handshake names an index it must reach: decided on the committed image.
+            decide(obs, req.getWantShutdown(), c -> image -> c.brokerHeartbeat(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).build(),
                 e -> BrokerHeartbeatResponse.newBuilder().setError(e).setController(hint()).build());
         }
 

@@ -27,7 +27,7 @@ class QuorumSmokeTest {
                 int n = i;
                 var r = ac.submit(image -> leader.activeController().controller().createTopics(image, CreateTopicsRequest
                     .newBuilder().addTopics(CreatableTopic.newBuilder().setName("t" + n).setNumPartitions(1)
-                        .setReplicationFactor(1)).build())).get();
+                        .setReplicationFactor(1)).build()), false).get();
                 assertThat(r.response().getTopics(0).getError().getCode().getNumber()).isNotNegative();
             }
             System.out.println("50 writes in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
