@@ -138,6 +138,23 @@ public final class TestCluster implements AutoCloseable {
             node.start();
         }
         awaitReady(Duration.ofSeconds(90));
+        awaitBrokersActive(Duration.ofSeconds(60));
+    }
+
+    /**
+     * Waits until the controller counts every running broker as active. A node's /ready follows its own view of the
+     * metadata, which may be ahead of what an admin request served by another broker sees; tests that create topics
+     * with RF = broker count right after start need the cluster-wide view.
+     */
+    public void awaitBrokersActive(Duration timeout) {
+        long brokers = nodes.values().stream().filter(n -> n.isBroker() && n.isRunning()).count();
+        await(() -> {
+            try {
+                return admin().describeBrokers().get().stream().filter(b -> b.state().equals("active")).count() >= brokers;
+            } catch (Exception e) {
+                return false;
+            }
+        }, timeout, brokers + " brokers to be active in the metadata");
     }
 
     /** Waits until every running node answers /ready. */

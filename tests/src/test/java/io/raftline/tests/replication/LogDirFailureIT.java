@@ -157,6 +157,25 @@ class LogDirFailureIT {
         }
         TestCluster.await(() -> describe().stream().filter(p -> healthyFinal.contains(p.partition()))
             .allMatch(p -> contains(p.isr(), id)), Duration.ofSeconds(30), "broker " + id + " to stay in the healthy dir's ISRs");
+
+        // Restarted with the dir still broken, the node refuses to start with one line naming the dir, and creates
+        // nothing in its other dir (an empty replacement of a lost replica could later be elected).
+        victim.stop(Duration.ofSeconds(60));
+        victim.start();
+        TestNode stopped = victim;
+        TestCluster.await(() -> !stopped.isRunning(), Duration.ofSeconds(60), "broker " + id + " to refuse to start");
+        assertThat(victim.exitCode()).isNotZero();
+        assertThat(Files.readString(victim.dir().resolve("logs/console.out"))).contains("error: directory " + dataA);
+        assertThat(partitionsIn(victim.dir().resolve("data-b"))).as("broker %d's healthy dir", id).isEqualTo(healthyFinal);
+
+        // The disk comes back (or is replaced and formatted): the broker starts, catches up and rejoins every ISR.
+        Files.delete(dataA);
+        Files.move(victim.dir().resolve("data-a.failed"), dataA);
+        victim.start();
+        TestCluster.await(victim::isReady, Duration.ofSeconds(90), "broker " + id + " ready with both dirs");
+        TestCluster.await(() -> describe().stream().allMatch(p -> contains(p.isr(), id)), Duration.ofSeconds(60),
+            "broker " + id + " back in every ISR");
+        assertThat(consumeEveryPartition(2)).allSatisfy((p, v) -> assertThat(v).containsExactly("before-" + p, "after-" + p));
     }
 
     private static void produceToEveryPartition(String prefix) throws Exception {
