@@ -190,6 +190,66 @@ class ConsumerTest {
         }
     }
 
+    @Test
+    void nextRecordsAreFetchedWhileTheBufferedOnesAreHandedOut() throws Exception {
+        produceBatch(range(0, 10));
+        produceBatch(range(10, 20));
+        produceBatch(range(20, 30));
+        // One batch per answer, one record per poll: the application is far behind the fetches.
+        try (RaftlineConsumer<String, String> c = consumer("auto.offset.reset", "earliest", "max.poll.records", 1,
+            "max.partition.fetch.bytes", 1)) {
+            c.assign(List.of(TP0));
+            assertThat(pollValues(c, 1)).isEqualTo(range(0, 1));
+            // The answer after the first batch is asked for while the application is still at offset 1.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .until(() -> cluster.fetchOffsets("t", 0).contains(10L));
+            assertThat(c.position(TP0)).isEqualTo(1);
+            List<String> rest = pollValues(c, 29);
+            assertThat(rest).isEqualTo(range(1, 30));
+            // Each offset asked for once, where the previous answer ended (offset 30 is the end: long polls repeat).
+            assertThat(cluster.fetchOffsets("t", 0).stream().filter(o -> o < 30)).containsExactly(0L, 10L, 20L);
+        }
+    }
+
+    @Test
+    void seekDropsPrefetchedAnswers() throws Exception {
+        produceBatch(range(0, 10));
+        produceBatch(range(10, 20));
+        produceBatch(range(20, 30));
+        try (RaftlineConsumer<String, String> c = consumer("auto.offset.reset", "earliest", "max.poll.records", 3,
+            "max.partition.fetch.bytes", 1)) {
+            c.assign(List.of(TP0));
+            assertThat(pollValues(c, 3)).isEqualTo(range(0, 3));
+            c.seek(TP0, 25);
+            assertThat(pollValues(c, 5)).isEqualTo(range(25, 30));
+            c.seek(TP0, 5);
+            assertThat(pollValues(c, 25)).isEqualTo(range(5, 30));
+            assertThat(c.position(TP0)).isEqualTo(30);
+        }
+    }
+
+    @Test
+    void corruptPrefetchedBatchIsAnErrorAfterTheGoodRecords() throws Exception {
+        produceBatch(range(0, 10));
+        produceBatch(range(10, 20));
+        produceBatch(range(20, 30));
+        cluster.corruptFetchesFrom("t", 0, 10, 1);
+        try (RaftlineConsumer<String, String> c = consumer("auto.offset.reset", "earliest", "max.partition.fetch.bytes", 1)) {
+            c.assign(List.of(TP0));
+            List<String> got = new ArrayList<>();
+            assertThatThrownBy(() -> {
+                while (true) {
+                    for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
+                        got.add(r.value());
+                    }
+                }
+            }).isInstanceOf(CorruptRecordException.class).hasMessageContaining("t-0").hasMessageContaining("offset 10");
+            assertThat(got).isEqualTo(range(0, 10));
+            assertThat(c.position(TP0)).isEqualTo(10);
+            assertThat(pollValues(c, 20)).isEqualTo(range(10, 30));
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"none", "gzip", "snappy", "lz4", "zstd"})
     void everyCodecRoundTrips(String codec) throws Exception {

@@ -187,9 +187,13 @@ final class FakeBrokerService extends BrokerServiceGrpc.BrokerServiceImplBase {
                         "offset " + fp.getFetchOffset() + " is outside [" + p.logStartOffset + ", " + p.nextOffset + "]")));
                     continue;
                 }
+                p.fetchOffsets.add(fp.getFetchOffset());
                 byte[] data = p.read(fp.getFetchOffset(), Math.min(fp.getPartitionMaxBytes(), budget));
                 if (data.length > 0 && p.corruptNextFetches > 0) {
                     p.corruptNextFetches--;
+                    data[data.length - 1] ^= 0x5a;
+                } else if (data.length > 0 && fp.getFetchOffset() >= p.corruptFetchesFrom && p.corruptFetchesFromCount > 0) {
+                    p.corruptFetchesFromCount--;
                     data[data.length - 1] ^= 0x5a;
                 }
                 if (data.length > 0 && p.truncateNextFetchesBy > 0) {

@@ -133,6 +133,18 @@ public final class FakeCluster implements AutoCloseable {
         partition(topic, partition).corruptNextFetches = n;
     }
 
+    /** The next {@code n} fetch answers from {@code offset} or later have one byte flipped inside their last batch. */
+    public synchronized void corruptFetchesFrom(String topic, int partition, long offset, int n) {
+        FakePartition p = partition(topic, partition);
+        p.corruptFetchesFrom = offset;
+        p.corruptFetchesFromCount = n;
+    }
+
+    /** The fetch offset of every fetch the partition's leader answered so far, in order. */
+    public synchronized List<Long> fetchOffsets(String topic, int partition) {
+        return List.copyOf(partition(topic, partition).fetchOffsets);
+    }
+
     /** Fetch answers for the partition lose their last {@code bytes} bytes (a partial trailing batch). */
     public synchronized void truncateFetches(String topic, int partition, int bytes) {
         partition(topic, partition).truncateNextFetchesBy = bytes;

@@ -41,6 +41,11 @@ public final class FakePartition {
     final Deque<ErrorCode> fetchErrors = new ArrayDeque<>();
     int corruptNextFetches;
     int truncateNextFetchesBy;
+    /** Fetch answers starting at or after this offset are corrupted ({@code corruptFetchesFromCount} of them). */
+    long corruptFetchesFrom = Long.MAX_VALUE;
+    int corruptFetchesFromCount;
+    /** The fetch offset of every fetch this partition's leader answered, in order. */
+    final List<Long> fetchOffsets = new ArrayList<>();
     final List<Integer> receivedBatchRecordCounts = new ArrayList<>();
     private final Map<Long, ProducerEntry> producers = new HashMap<>();
 

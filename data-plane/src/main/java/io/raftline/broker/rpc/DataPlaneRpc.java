@@ -30,6 +30,7 @@ import io.raftline.protocol.broker.ProduceResponse;
 import io.raftline.protocol.metadata.Endpoint;
 import io.raftline.record.RecordBatch;
 import io.raftline.record.Records;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -48,6 +49,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     protected final BrokerMetrics metrics;
     private final RequestLimits limits;
     private final ProduceAdmission admission;
+    /** Buffers for the record bytes of fetch responses. */
+    private final StoredBytes storedBytes = new StoredBytes();
 
     protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics, RequestLimits limits) {
         this.replicaManager = replicaManager;
@@ -326,12 +329,25 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                     FetchResponse.Builder b = FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId());
                     if (err != null) {
                         b.setError(error(ErrorCode.UNKNOWN, err.toString()));
+                        send(call, b.build());
                     } else {
+                        int bytes = 0;
                         for (FetchManager.PartitionData pd : data) {
-                            b.addPartitions(toWire(pd));
+                            bytes += pd.result().data() == null ? 0 : pd.result().data().sizeInBytes();
+                        }
+                        // The records alias the lease's buffer: it goes back to the pool only after send()
+                        // has serialized the response.
+                        try (StoredBytes.Lease lease = bytes > 0 ? storedBytes.lease(bytes) : null) {
+                            for (FetchManager.PartitionData pd : data) {
+                                b.addPartitions(toWire(pd, lease));
+                            }
+                            send(call, b.build());
+                        } catch (UncheckedIOException e) {
+                            // a segment file could not be read: one clear error rather than no answer
+                            send(call, FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId())
+                                .setError(error(ErrorCode.STORAGE_ERROR, "reading the log failed: " + e.getCause())).build());
                         }
                     }
-                    send(call, b.build());
                     metrics.recordLatency(request.getReplicaId() >= 0 ? "fetch_follower" : "fetch_consumer",
                         System.nanoTime() - startNs);
                     synchronized (call) {
@@ -358,7 +374,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         };
     }
 
-    private FetchResponse.PartitionData toWire(FetchManager.PartitionData pd) {
+    private FetchResponse.PartitionData toWire(FetchManager.PartitionData pd, StoredBytes.Lease lease) {
         Partition.ReadResult r = pd.result();
         FetchResponse.PartitionData.Builder b = FetchResponse.PartitionData.newBuilder()
             .setTopic(pd.tp().topic())
@@ -371,7 +387,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             b.setDivergingEpoch(EpochEndOffset.newBuilder().setEpoch(r.divergingEpoch()).setEndOffset(r.divergingEndOffset()));
         }
         if (r.data() != null && r.data().sizeInBytes() > 0) {
-            b.setRecords(StoredBytes.of(r.data()));
+            b.setRecords(lease.wrap(r.data()));
             metrics.recordFetch(pd.tp().topic(), r.data().sizeInBytes());
         }
         if (r.error() == ErrorCode.NOT_LEADER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {

@@ -26,6 +26,7 @@ import io.raftline.record.RecordBatch;
 import io.raftline.record.RecordFormatException;
 import io.raftline.record.Records;
 import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -40,14 +41,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Fetches records for the assigned partitions: at most one Fetch request in flight per leader, answers queued as
- * they arrive (gRPC threads only enqueue), and turned into {@link ConsumerRecord}s on the polling thread.
+ * Fetches records for the assigned partitions, ahead of the application: a partition is fetched again as soon as its
+ * previous answer has arrived, from where that answer ends, while the application still works through it, up to
+ * {@link #PREFETCH_DEPTH} answers buffered per partition and about {@code fetch.max.bytes} buffered in all. Each
+ * partition is in at most one request at a time; one request per leader carries every partition ready to be
+ * fetched, and several requests to one leader may be in flight (for different partitions). Answers are queued as
+ * they arrive (gRPC threads only enqueue) and turned into {@link ConsumerRecord}s on the polling thread.
  *
  * <p>Contracts of {@link #collect}: every batch's CRC is checked when {@code check.crcs} is on, and a corrupt batch
  * is an error ({@link CorruptRecordException}), never records; records before the position (the fetch started
  * inside a batch) are skipped; a partial batch at the end of a response is ignored and fetched again; the position
- * only moves past records actually returned. An answer for a partition whose position changed since the request
- * (a seek) is dropped.
+ * only moves past records actually returned. An answer is used only if it starts exactly where the partition's
+ * buffered answers end (or at the position when none is buffered): an answer overtaken by a seek is dropped, and a
+ * buffered answer that no longer starts at the position is dropped with the ones after it.
  *
  * @param <K> the key type
  * @param <V> the value type
@@ -60,13 +66,19 @@ public final class Fetcher<K, V> {
     public record Settings(int minBytes, int maxWaitMs, int maxBytes, int maxPartitionBytes, boolean checkCrcs, int requestTimeoutMs) {
     }
 
-    private record Completed(int nodeId, Map<TopicPartition, Long> fetchOffsets, FetchResponse response, Throwable error) {
+    /** Answers buffered per partition (the one being handed out and the ones fetched ahead of it). */
+    public static final int PREFETCH_DEPTH = 2;
+
+    private record Completed(Map<TopicPartition, Long> fetchOffsets, FetchResponse response, Throwable error) {
     }
 
     /** A partition's answer being handed out, possibly over several polls (max.poll.records). */
     private final class Cursor {
         final TopicPartition tp;
         final Iterator<RecordBatch> batches;
+        final int bytes;
+        /** Where the next fetch starts: after the last whole batch, or -1 when unknown (a malformed length). */
+        final long endOffset;
         RecordBatch batch;
         Iterator<Record> records;
         long nextOffset;
@@ -74,8 +86,33 @@ public final class Fetcher<K, V> {
         Cursor(TopicPartition tp, ByteBuffer data, long fetchOffset) {
             this.tp = tp;
             this.batches = Records.batches(data).iterator();
+            this.bytes = data.remaining();
             this.nextOffset = fetchOffset;
+            this.endOffset = endOffset(data, fetchOffset);
         }
+    }
+
+    /**
+     * The offset after the last whole batch of {@code data} (length fields only; CRCs are checked when the batches
+     * are handed out), {@code fetchOffset} when it holds no whole batch, -1 when a length field is malformed.
+     */
+    static long endOffset(ByteBuffer data, long fetchOffset) {
+        long end = fetchOffset;
+        int pos = data.position();
+        int limit = data.limit();
+        while (limit - pos >= RecordBatch.HEADER_SIZE) {
+            int length = data.getInt(pos + RecordBatch.LENGTH_OFFSET);
+            if (length < RecordBatch.HEADER_SIZE - RecordBatch.LOG_OVERHEAD) {
+                return -1;
+            }
+            if (length > limit - pos - RecordBatch.LOG_OVERHEAD) {
+                break;
+            }
+            RecordBatch batch = RecordBatch.view(data, pos);
+            end = Math.max(end, batch.nextOffset());
+            pos += RecordBatch.LOG_OVERHEAD + length;
+        }
+        return end;
     }
 
     private final Settings settings;
@@ -85,8 +122,11 @@ public final class Fetcher<K, V> {
     private final Deserializer<K> keyDeserializer;
     private final Deserializer<V> valueDeserializer;
     private final ConcurrentLinkedQueue<Completed> completed = new ConcurrentLinkedQueue<>();
-    private final Set<Integer> nodesWithPendingFetch = new HashSet<>();
-    private final Map<TopicPartition, Cursor> cursors = new LinkedHashMap<>();
+    /** Partitions in a request not answered yet (polling thread only, like everything but {@link #completed}). */
+    private final Set<TopicPartition> inFlight = new HashSet<>();
+    /** Buffered answers per partition, in offset order; a partition with none has no entry. */
+    private final Map<TopicPartition, ArrayDeque<Cursor>> cursors = new LinkedHashMap<>();
+    private long bufferedBytes;
     private final Object signal = new Object();
     private RaftlineException pendingError;
     private boolean woken;
@@ -103,15 +143,21 @@ public final class Fetcher<K, V> {
     }
 
     /**
-     * Sends a Fetch to every leader of fetchable partitions that has none in flight, skipping partitions whose
-     * previous answer is still being handed out. Returns the number of requests sent.
+     * Sends one Fetch per leader for the fetchable partitions that are in no request and have fewer than
+     * {@link #PREFETCH_DEPTH} answers buffered, while fewer than {@code fetch.max.bytes} are buffered in all.
+     * Returns the number of requests sent.
      */
     public int sendFetches() {
         Cluster cluster = metadata.cluster();
         Map<Node, List<TopicPartition>> byNode = new LinkedHashMap<>();
         boolean unknownLeader = false;
+        long budget = Math.max(1, settings.maxBytes());
         for (TopicPartition tp : subscriptions.fetchablePartitions()) {
-            if (cursors.containsKey(tp)) {
+            if (inFlight.contains(tp) || bufferedBytes >= budget) {
+                continue;
+            }
+            ArrayDeque<Cursor> queue = cursors.get(tp);
+            if (queue != null && (queue.size() >= PREFETCH_DEPTH || queue.peekLast().endOffset < 0)) {
                 continue;
             }
             Node leader = cluster.leaderFor(tp);
@@ -119,9 +165,7 @@ public final class Fetcher<K, V> {
                 unknownLeader = true;
                 continue;
             }
-            if (!nodesWithPendingFetch.contains(leader.id())) {
-                byNode.computeIfAbsent(leader, n -> new ArrayList<>()).add(tp);
-            }
+            byNode.computeIfAbsent(leader, n -> new ArrayList<>()).add(tp);
         }
         if (unknownLeader) {
             metadata.requestUpdate();
@@ -137,26 +181,49 @@ public final class Fetcher<K, V> {
             .setMinBytes(settings.minBytes()).setMaxBytes(settings.maxBytes());
         Map<TopicPartition, Long> offsets = new HashMap<>();
         for (TopicPartition tp : partitions) {
-            long position = subscriptions.position(tp);
+            long position = nextFetchOffset(tp);
             offsets.put(tp, position);
+            inFlight.add(tp);
             var info = cluster.partition(tp);
             request.addPartitions(FetchRequest.FetchPartition.newBuilder().setTopic(tp.topic()).setPartition(tp.partition())
                 .setFetchOffset(position).setCurrentLeaderEpoch(info == null ? -1 : info.leaderEpoch())
                 .setLastFetchedEpoch(-1).setLogStartOffset(-1).setPartitionMaxBytes(settings.maxPartitionBytes()));
         }
-        nodesWithPendingFetch.add(node.id());
         LOG.debug("fetch {} from broker {}", offsets, node.id());
         pool.get(node).fetch(request, settings.requestTimeoutMs() + (long) settings.maxWaitMs()).whenComplete((response, error) -> {
-            completed.add(new Completed(node.id(), offsets, response, error));
+            completed.add(new Completed(offsets, response, error));
             synchronized (signal) {
                 signal.notifyAll();
             }
         });
     }
 
-    /** Whether there is data (or an error) waiting to be collected. */
+    /** Where the next fetch of {@code tp} starts: where its buffered answers end, else the position. */
+    private long nextFetchOffset(TopicPartition tp) {
+        ArrayDeque<Cursor> queue = cursors.get(tp);
+        return queue == null ? subscriptions.position(tp) : queue.peekLast().endOffset;
+    }
+
+    /** Whether there is data (or an error) waiting to be collected: answers, or records of a partition not paused. */
     public boolean hasAvailable() {
-        return !completed.isEmpty() || !cursors.isEmpty() || pendingError != null;
+        if (!completed.isEmpty() || pendingError != null) {
+            return true;
+        }
+        if (cursors.isEmpty()) {
+            return false;
+        }
+        Set<TopicPartition> paused = subscriptions.pausedPartitions();
+        for (TopicPartition tp : cursors.keySet()) {
+            if (!paused.contains(tp)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Bytes of fetched answers not yet handed out in full (for tests and metrics). */
+    public long bufferedBytes() {
+        return bufferedBytes;
     }
 
     /** Blocks until an answer arrives, {@link #wakeup()} is called, or {@code ms} pass. */
@@ -191,33 +258,54 @@ public final class Fetcher<K, V> {
         }
         Completed c;
         while ((c = completed.poll()) != null) {
-            nodesWithPendingFetch.remove(c.nodeId());
+            inFlight.removeAll(c.fetchOffsets().keySet());
             handle(c);
         }
         Map<TopicPartition, List<ConsumerRecord<K, V>>> out = new LinkedHashMap<>();
         int count = 0;
-        Iterator<Map.Entry<TopicPartition, Cursor>> it = cursors.entrySet().iterator();
+        Set<TopicPartition> paused = subscriptions.pausedPartitions();
+        Iterator<Map.Entry<TopicPartition, ArrayDeque<Cursor>>> it = cursors.entrySet().iterator();
         while (it.hasNext() && count < maxRecords) {
-            Cursor cursor = it.next().getValue();
-            if (!subscriptions.isAssigned(cursor.tp) || !Long.valueOf(cursor.nextOffset).equals(subscriptions.position(cursor.tp))) {
+            Map.Entry<TopicPartition, ArrayDeque<Cursor>> entry = it.next();
+            TopicPartition tp = entry.getKey();
+            ArrayDeque<Cursor> queue = entry.getValue();
+            Cursor cursor = queue.peekFirst();
+            if (!subscriptions.isAssigned(tp) || !Long.valueOf(cursor.nextOffset).equals(subscriptions.position(tp))) {
+                // A seek (or a gap): this answer and the ones fetched after it no longer follow the position.
+                dropAll(queue);
                 it.remove();
                 continue;
             }
-            if (subscriptions.pausedPartitions().contains(cursor.tp)) {
+            if (paused.contains(tp)) {
                 continue;
             }
-            List<ConsumerRecord<K, V>> list = new ArrayList<>();
+            List<ConsumerRecord<K, V>> list = new ArrayList<>(Math.min(maxRecords - count, 1024));
             try {
-                boolean exhausted = drain(cursor, list, maxRecords - count);
-                if (exhausted) {
+                // Several buffered answers of one partition may go out in one poll, in order.
+                while (cursor != null && list.size() < maxRecords - count) {
+                    if (!drain(cursor, list, maxRecords - count)) {
+                        break;
+                    }
+                    queue.pollFirst();
+                    bufferedBytes -= cursor.bytes;
+                    Cursor next = queue.peekFirst();
+                    if (next != null && next.nextOffset != cursor.nextOffset) {
+                        dropAll(queue);
+                        next = null;
+                    }
+                    cursor = next;
+                }
+                if (queue.isEmpty()) {
                     it.remove();
                 }
             } catch (RaftlineException e) {
-                // The cursor has moved past the bad batch or record; drop it so the next fetch starts again at the
-                // position (the bad data), and the error repeats until the application seeks past it.
+                // The cursor has moved past the bad batch or record; drop it (and what was fetched after it) so the
+                // next fetch starts again at the position (the bad data), and the error repeats until the
+                // application seeks past it.
+                dropAll(queue);
                 it.remove();
                 if (!list.isEmpty()) {
-                    out.put(cursor.tp, list);
+                    out.put(tp, list);
                 }
                 if (out.isEmpty()) {
                     throw e;
@@ -226,16 +314,23 @@ public final class Fetcher<K, V> {
                 return out;
             }
             if (!list.isEmpty()) {
-                out.put(cursor.tp, list);
+                out.put(tp, list);
                 count += list.size();
             }
         }
         return out;
     }
 
+    private void dropAll(ArrayDeque<Cursor> queue) {
+        for (Cursor cursor : queue) {
+            bufferedBytes -= cursor.bytes;
+        }
+        queue.clear();
+    }
+
     private void handle(Completed c) {
         if (c.error() != null) {
-            LOG.debug("fetch from broker {} failed: {}", c.nodeId(), c.error().toString());
+            LOG.debug("fetch failed: {}", c.error().toString());
             metadata.requestUpdate();
             metadata.nodeFailed();
             return;
@@ -247,19 +342,31 @@ public final class Fetcher<K, V> {
         for (FetchResponse.PartitionData pd : c.response().getPartitionsList()) {
             TopicPartition tp = new TopicPartition(pd.getTopic(), pd.getPartition());
             Long fetchOffset = c.fetchOffsets().get(tp);
-            if (fetchOffset == null || !subscriptions.isAssigned(tp) || !fetchOffset.equals(subscriptions.position(tp))) {
+            if (fetchOffset == null || !subscriptions.isAssigned(tp) || subscriptions.position(tp) == null
+                || fetchOffset != nextFetchOffset(tp)) {
                 continue;
             }
+            boolean prefetched = cursors.containsKey(tp);
             ErrorCode code = pd.getError().getCode();
             if (LOG.isDebugEnabled()) {
-                LOG.debug("fetch answer from broker {} for {} at {}: {} hw {} bytes {}", c.nodeId(), tp, fetchOffset, code,
+                LOG.debug("fetch answer for {} at {}: {} hw {} bytes {}", tp, fetchOffset, code,
                     pd.getHighWatermark(), pd.getRecords().size());
             }
             if (code == ErrorCode.NONE) {
                 subscriptions.updateLogBounds(tp, pd.getHighWatermark(), pd.getLogStartOffset());
                 if (!pd.getRecords().isEmpty()) {
-                    cursors.put(tp, new Cursor(tp, pd.getRecords().asReadOnlyByteBuffer(), fetchOffset));
+                    Cursor cursor = new Cursor(tp, pd.getRecords().asReadOnlyByteBuffer(), fetchOffset);
+                    // An answer without a whole batch at or after the fetch offset holds nothing to hand out; one
+                    // with a malformed length (endOffset -1) is kept so that handing it out reports the corruption.
+                    if (cursor.endOffset != fetchOffset) {
+                        cursors.computeIfAbsent(tp, k -> new ArrayDeque<>(PREFETCH_DEPTH)).addLast(cursor);
+                        bufferedBytes += cursor.bytes;
+                    }
                 }
+            } else if (prefetched) {
+                // An error past the buffered records: they are still good; the error is met again (and handled)
+                // when the partition is fetched from its position.
+                continue;
             } else if (code == ErrorCode.OFFSET_OUT_OF_RANGE) {
                 if (subscriptions.defaultResetStrategy() == OffsetResetStrategy.NONE) {
                     pendingError = new OffsetOutOfRangeException("Fetch position " + fetchOffset + " is out of range for partition "
@@ -346,6 +453,13 @@ public final class Fetcher<K, V> {
 
     /** Drops buffered answers of partitions no longer assigned or sought elsewhere (after assign or seek). */
     public void clearBufferedFor(Set<TopicPartition> partitions) {
-        cursors.keySet().removeIf(partitions::contains);
+        Iterator<Map.Entry<TopicPartition, ArrayDeque<Cursor>>> it = cursors.entrySet().iterator();
+        while (it.hasNext()) {
+            Map.Entry<TopicPartition, ArrayDeque<Cursor>> e = it.next();
+            if (partitions.contains(e.getKey())) {
+                dropAll(e.getValue());
+                it.remove();
+            }
+        }
     }
 }

@@ -1,7 +1,9 @@
 package io.raftline.client.internals.net;
 
 import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
 import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
 import io.raftline.protocol.broker.FetchRequest;
@@ -21,6 +23,11 @@ public final class BrokerConnection implements AutoCloseable {
 
     /** The flow-control window: large enough that a fetch of several MB does not stall on window updates. */
     public static final int FLOW_CONTROL_WINDOW_BYTES = 8 * 1024 * 1024;
+
+    /** Fetch with responses parsed in place: the record bytes alias the received message (no second copy). */
+    private static final MethodDescriptor<FetchRequest, FetchResponse> FETCH_METHOD = BrokerServiceGrpc.getFetchMethod().toBuilder()
+        .setResponseMarshaller(new AliasingMarshaller<>(FetchResponse.getDefaultInstance()))
+        .build();
 
     private final String address;
     private final ManagedChannel channel;
@@ -50,7 +57,9 @@ public final class BrokerConnection implements AutoCloseable {
             .build();
         this.stub = BrokerServiceGrpc.newStub(channel);
         this.produce = new MultiplexedStream<>("produce to " + address, stub::produce, ProduceResponse::getCorrelationId);
-        this.fetch = new MultiplexedStream<>("fetch from " + address, stub::fetch, FetchResponse::getCorrelationId);
+        this.fetch = new MultiplexedStream<>("fetch from " + address,
+            responses -> ClientCalls.asyncBidiStreamingCall(channel.newCall(FETCH_METHOD, stub.getCallOptions()), responses),
+            FetchResponse::getCorrelationId);
     }
 
     /** {@code host:port}. */
