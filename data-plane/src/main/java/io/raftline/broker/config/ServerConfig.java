@@ -126,7 +126,7 @@ public final class ServerConfig {
         .define("log.cleaner.enable", BOOLEAN, true, null, "log", "Run the compaction of compacted topics.")
         .define("log.cleaner.min.cleanable.ratio", DOUBLE, 0.5, betweenDouble(0, 1), "log",
             "Compact a log once this share of it is not yet compacted.")
-        .define("log.cleaner.backoff.ms", LONG, 15_000L, atLeast(0), "log", "Pause of the cleaner when nothing needs compacting.")
+        .define("log.cleaner.backoff.ms", LONG, 15_000L, atLeast(1), "log", "Pause of the cleaner when nothing needs compacting.")
         .define("log.cleaner.dedupe.buffer.size", LONG, 134_217_728L, atLeast(48), "log",
             "Most memory one compaction's key map may take (24 bytes per key; allocated per cleaning, no larger than the "
                 + "range needs). A dirty range with more keys than fit is compacted in several passes.")

@@ -58,8 +58,14 @@ public final class LogManager {
     }
 
     /** How often the background tasks run. */
-    public record Intervals(long retentionCheckMs, long flushCheckMs, long checkpointMs, long cleanerBackoffMs) {
+    public record Intervals(long retentionCheckMs, long flushCheckMs, long checkpointMs, long cleanerBackoffMs,
+                            boolean cleanerEnabled) {
         public static final Intervals DEFAULT = new Intervals(300_000, 1_000, 60_000, 15_000);
+
+        /** With the cleaner on. */
+        public Intervals(long retentionCheckMs, long flushCheckMs, long checkpointMs, long cleanerBackoffMs) {
+            this(retentionCheckMs, flushCheckMs, checkpointMs, cleanerBackoffMs, true);
+        }
 
         /** From the broker's properties (Kafka's key names), falling back to the defaults. */
         public static Intervals fromBrokerProperties(Map<String, String> props) {
@@ -67,7 +73,8 @@ public final class LogManager {
                 longProp(props, "log.retention.check.interval.ms", DEFAULT.retentionCheckMs),
                 longProp(props, "log.flush.scheduler.interval.ms", DEFAULT.flushCheckMs),
                 longProp(props, "log.flush.offset.checkpoint.interval.ms", DEFAULT.checkpointMs),
-                longProp(props, "log.cleaner.backoff.ms", DEFAULT.cleanerBackoffMs));
+                longProp(props, "log.cleaner.backoff.ms", DEFAULT.cleanerBackoffMs),
+                !"false".equalsIgnoreCase(props.getOrDefault("log.cleaner.enable", "true").trim()));
         }
 
         private static long longProp(Map<String, String> props, String key, long fallback) {
@@ -149,8 +156,10 @@ public final class LogManager {
             TimeUnit.MILLISECONDS));
         tasks.add(scheduler.scheduleWithFixedDelay(this::runCheckpoints, intervals.checkpointMs(), intervals.checkpointMs(),
             TimeUnit.MILLISECONDS));
-        tasks.add(scheduler.scheduleWithFixedDelay(this::runCleaner, intervals.cleanerBackoffMs(), intervals.cleanerBackoffMs(),
-            TimeUnit.MILLISECONDS));
+        if (intervals.cleanerEnabled()) {
+            tasks.add(scheduler.scheduleWithFixedDelay(this::runCleaner, intervals.cleanerBackoffMs(), intervals.cleanerBackoffMs(),
+                TimeUnit.MILLISECONDS));
+        }
     }
 
     private void loadDir(Path dir) throws IOException {

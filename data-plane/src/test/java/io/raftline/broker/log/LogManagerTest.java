@@ -25,6 +25,14 @@ import org.junit.jupiter.api.io.TempDir;
 /** Several log dirs: placement, restart with checkpoints, deletion, and a dir going offline. */
 class LogManagerTest {
 
+    @Test
+    void theCleanerRunsUnlessTheBrokerTurnsItOff() {
+        assertThat(LogManager.Intervals.fromBrokerProperties(Map.of()).cleanerEnabled()).isTrue();
+        assertThat(LogManager.Intervals.fromBrokerProperties(Map.of("log.cleaner.enable", "false")).cleanerEnabled()).isFalse();
+        assertThat(LogManager.Intervals.fromBrokerProperties(Map.of("log.cleaner.backoff.ms", "500")).cleanerBackoffMs())
+            .isEqualTo(500);
+    }
+
     @TempDir
     Path tmp;
 
