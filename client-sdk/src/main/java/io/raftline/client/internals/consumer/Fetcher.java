@@ -63,13 +63,18 @@ public final class Fetcher<K, V> {
     private static final Logger LOG = LoggerFactory.getLogger(Fetcher.class);
 
     /** The fetch settings from the consumer's config. */
-    public record Settings(int minBytes, int maxWaitMs, int maxBytes, int maxPartitionBytes, boolean checkCrcs, int requestTimeoutMs) {
+    public record Settings(int minBytes, int maxWaitMs, int maxBytes, int maxPartitionBytes, boolean checkCrcs, int requestTimeoutMs,
+                           long retryBackoffMs) {
+        /** With Kafka's default retry.backoff.ms (100 ms). */
+        public Settings(int minBytes, int maxWaitMs, int maxBytes, int maxPartitionBytes, boolean checkCrcs, int requestTimeoutMs) {
+            this(minBytes, maxWaitMs, maxBytes, maxPartitionBytes, checkCrcs, requestTimeoutMs, 100);
+        }
     }
 
     /** Answers buffered per partition (the one being handed out and the ones fetched ahead of it). */
     public static final int PREFETCH_DEPTH = 2;
 
-    private record Completed(Map<TopicPartition, Long> fetchOffsets, FetchResponse response, Throwable error) {
+    private record Completed(int nodeId, Map<TopicPartition, Long> fetchOffsets, FetchResponse response, Throwable error) {
     }
 
     /** A partition's answer being handed out, possibly over several polls (max.poll.records). */
@@ -126,6 +131,8 @@ public final class Fetcher<K, V> {
     private final Set<TopicPartition> inFlight = new HashSet<>();
     /** Buffered answers per partition, in offset order; a partition with none has no entry. */
     private final Map<TopicPartition, ArrayDeque<Cursor>> cursors = new LinkedHashMap<>();
+    /** Brokers whose last fetch failed, and until when (System.nanoTime) they are not fetched from again. */
+    private final Map<Integer, Long> backoffUntilNs = new HashMap<>();
     private long bufferedBytes;
     private final Object signal = new Object();
     private RaftlineException pendingError;
@@ -165,6 +172,13 @@ public final class Fetcher<K, V> {
                 unknownLeader = true;
                 continue;
             }
+            Long until = backoffUntilNs.get(leader.id());
+            if (until != null) {
+                if (System.nanoTime() - until < 0) {
+                    continue;
+                }
+                backoffUntilNs.remove(leader.id());
+            }
             byNode.computeIfAbsent(leader, n -> new ArrayList<>()).add(tp);
         }
         if (unknownLeader) {
@@ -191,7 +205,7 @@ public final class Fetcher<K, V> {
         }
         LOG.debug("fetch {} from broker {}", offsets, node.id());
         pool.get(node).fetch(request, settings.requestTimeoutMs() + (long) settings.maxWaitMs()).whenComplete((response, error) -> {
-            completed.add(new Completed(offsets, response, error));
+            completed.add(new Completed(node.id(), offsets, response, error));
             synchronized (signal) {
                 signal.notifyAll();
             }
@@ -226,11 +240,15 @@ public final class Fetcher<K, V> {
         return bufferedBytes;
     }
 
-    /** Blocks until an answer arrives, {@link #wakeup()} is called, or {@code ms} pass. */
+    /**
+     * Blocks until an answer arrives, {@link #wakeup()} is called, or {@code ms} pass (at most the retry backoff
+     * while a broker is backed off, so its partitions are fetched again as soon as it ends).
+     */
     public void await(long ms) throws InterruptedException {
+        long wait = backoffUntilNs.isEmpty() ? ms : Math.min(ms, Math.max(1, settings.retryBackoffMs()));
         synchronized (signal) {
-            if (completed.isEmpty() && !woken && ms > 0) {
-                signal.wait(ms);
+            if (completed.isEmpty() && !woken && wait > 0) {
+                signal.wait(wait);
             }
             woken = false;
         }
@@ -330,7 +348,9 @@ public final class Fetcher<K, V> {
 
     private void handle(Completed c) {
         if (c.error() != null) {
-            LOG.debug("fetch failed: {}", c.error().toString());
+            LOG.debug("fetch from broker {} failed: {}", c.nodeId(), c.error().toString());
+            // Not again at once: a dead broker would be hammered until the metadata names a new leader.
+            backoffUntilNs.put(c.nodeId(), System.nanoTime() + settings.retryBackoffMs() * 1_000_000);
             metadata.requestUpdate();
             metadata.nodeFailed();
             return;
