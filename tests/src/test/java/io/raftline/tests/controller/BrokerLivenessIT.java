@@ -59,9 +59,7 @@ class BrokerLivenessIT {
     static void start() throws Exception {
         cluster = TestCluster.builder().combined(3).config("broker.session.timeout.ms", Long.toString(SESSION_TIMEOUT_MS))
             .config("broker.heartbeat.interval.ms", "250").start();
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", cluster.bootstrap());
-        admin = Admin.create(props);
+        admin = cluster.admin();
         try {
             admin.createTopics(List.of(new NewTopic(TOPIC, PARTITIONS, (short) 3).configs(Map.of("min.insync.replicas", "2"))))
                 .all().get(60, TimeUnit.SECONDS);
@@ -76,9 +74,6 @@ class BrokerLivenessIT {
 
     @AfterAll
     static void stop() {
-        if (admin != null) {
-            admin.close();
-        }
         if (cluster != null) {
             cluster.close();
         }

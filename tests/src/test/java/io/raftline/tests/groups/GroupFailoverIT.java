@@ -19,7 +19,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -66,19 +65,14 @@ class GroupFailoverIT {
             .config("offsets.topic.replication.factor", "3")
             .config("replica.lag.time.max.ms", "3000")
             .start();
-        Properties p = new Properties();
-        p.setProperty("bootstrap.servers", cluster.bootstrap());
-        admin = Admin.create(p);
-        producer = new RaftlineProducer<>(p, new StringSerializer(), new StringSerializer());
+        admin = cluster.admin();
+        producer = new RaftlineProducer<>(cluster.clientProperties(), new StringSerializer(), new StringSerializer());
     }
 
     @AfterAll
     static void stop() {
         if (producer != null) {
             producer.close(Duration.ofSeconds(5));
-        }
-        if (admin != null) {
-            admin.close();
         }
         if (cluster != null) {
             cluster.close();

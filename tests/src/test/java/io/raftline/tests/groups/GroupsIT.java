@@ -60,20 +60,15 @@ class GroupsIT {
             .config("offsets.topic.replication.factor", "3")
             .config("replica.lag.time.max.ms", "3000")
             .start();
-        Properties p = new Properties();
-        p.setProperty("bootstrap.servers", cluster.bootstrap());
-        admin = Admin.create(p);
+        admin = cluster.admin();
         cli = new Cli(cluster.bootstrap());
-        producer = new RaftlineProducer<>(p, new StringSerializer(), new StringSerializer());
+        producer = new RaftlineProducer<>(cluster.clientProperties(), new StringSerializer(), new StringSerializer());
     }
 
     @AfterAll
     static void stop() {
         if (producer != null) {
             producer.close(Duration.ofSeconds(5));
-        }
-        if (admin != null) {
-            admin.close();
         }
         if (cluster != null) {
             cluster.close();

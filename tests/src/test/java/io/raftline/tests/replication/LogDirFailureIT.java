@@ -51,16 +51,11 @@ class LogDirFailureIT {
             // Checkpoints touch every dir every half second, so a dead dir is noticed without traffic.
             .config("log.flush.offset.checkpoint.interval.ms", "500")
             .start();
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", cluster.bootstrap());
-        admin = Admin.create(props);
+        admin = cluster.admin();
     }
 
     @AfterAll
     static void stop() {
-        if (admin != null) {
-            admin.close();
-        }
         if (cluster != null) {
             cluster.close();
         }
