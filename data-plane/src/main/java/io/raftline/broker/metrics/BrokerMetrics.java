@@ -36,6 +36,7 @@ public final class BrokerMetrics {
     private final Map<String, Counter> bytesIn = new ConcurrentHashMap<>();
     private final Map<String, Counter> bytesOut = new ConcurrentHashMap<>();
     private final Map<String, Counter> messagesIn = new ConcurrentHashMap<>();
+    private final Map<String, Counter> requests = new ConcurrentHashMap<>();
     private final Map<String, Timer> latency = new ConcurrentHashMap<>();
     private final Counter isrShrinks;
     private final Counter isrExpands;
@@ -108,6 +109,12 @@ public final class BrokerMetrics {
             .description("Bytes produced to this broker").register(registry)).increment(bytes);
         messagesIn.computeIfAbsent(topic, t -> Counter.builder("raftline.broker.messages.in").tag("topic", t)
             .description("Records produced to this broker").register(registry)).increment(records);
+    }
+
+    /** One request of {@code api} that named {@code topic} (a request naming several topics counts for each). */
+    public void recordRequest(String api, String topic) {
+        requests.computeIfAbsent(api + '\u0000' + topic, k -> Counter.builder("raftline.broker.requests").tag("api", api)
+            .tag("topic", topic).description("Requests per API and topic").register(registry)).increment();
     }
 
     public void recordFetch(String topic, long bytes) {

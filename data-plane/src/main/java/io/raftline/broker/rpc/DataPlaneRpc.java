@@ -264,6 +264,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     }
 
     private void recordProduced(Map<TopicPartition, ByteBuffer> data, Map<TopicPartition, ReplicaManager.ProduceResult> results) {
+        data.keySet().stream().map(TopicPartition::topic).distinct().forEach(t -> metrics.recordRequest("produce", t));
         for (Map.Entry<TopicPartition, ByteBuffer> e : data.entrySet()) {
             ReplicaManager.ProduceResult r = results.get(e.getKey());
             if (r != null && r.error() == ErrorCode.NONE) {
@@ -337,6 +338,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                         }
                         // The records alias the lease's buffer: it goes back to the pool only after send()
                         // has serialized the response.
+                        String api = request.getReplicaId() >= 0 ? "fetch_follower" : "fetch_consumer";
+                        data.stream().map(pd -> pd.tp().topic()).distinct().forEach(t -> metrics.recordRequest(api, t));
                         try (StoredBytes.Lease lease = bytes > 0 ? storedBytes.lease(bytes) : null) {
                             for (FetchManager.PartitionData pd : data) {
                                 b.addPartitions(toWire(pd, lease));

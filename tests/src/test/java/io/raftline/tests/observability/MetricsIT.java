@@ -111,6 +111,9 @@ class MetricsIT {
         // Followers fetched every byte: bytes out (consumers and followers) covers two copies of the data.
         TestCluster.await(() -> clusterSum("raftline_broker_bytes_out_total", byTopic) >= 2.0 * records * valueSize,
             Duration.ofSeconds(30), "followers' fetches to show in bytes out");
+        // Request rates per API and topic: the producer's requests, and the followers' fetches of this topic.
+        assertThat(clusterSum("raftline_broker_requests_total", Map.of("api", "produce", "topic", topic))).isPositive();
+        assertThat(clusterSum("raftline_broker_requests_total", Map.of("api", "fetch_follower", "topic", topic))).isPositive();
         // Log end offsets are refreshed every few seconds: every replica of every partition reaches its share.
         TestCluster.await(() -> clusterSum("raftline_log_end_offset", byTopic) == 3.0 * records,
             Duration.ofSeconds(30), "log end offsets of all replicas to add up to three copies");
