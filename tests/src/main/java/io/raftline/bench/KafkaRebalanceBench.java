@@ -43,46 +43,27 @@ public final class KafkaRebalanceBench {
     private KafkaRebalanceBench() {
     }
 
-    /** A Kafka consumer as a {@link RebalanceBench.Member}. */
-    private static final class KafkaMember implements RebalanceBench.Member {
-        final Thread thread;
-        volatile boolean running = true;
-        volatile Set<String> owned = Set.of();
-
-        KafkaMember(String bootstrap, String group, String topic, String strategy, String id) {
-            Properties p = new Properties();
-            p.setProperty("bootstrap.servers", bootstrap);
-            p.setProperty("group.id", group);
-            p.setProperty("group.protocol", "classic");
-            p.setProperty("client.id", id);
-            p.setProperty("partition.assignment.strategy", strategy);
-            p.setProperty("session.timeout.ms", RebalanceBench.SESSION_TIMEOUT_MS);
-            p.setProperty("heartbeat.interval.ms", RebalanceBench.HEARTBEAT_INTERVAL_MS);
-            p.setProperty("enable.auto.commit", "false");
-            thread = new Thread(() -> {
-                try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
-                    c.subscribe(List.of(topic));
-                    while (running) {
-                        c.poll(RebalanceBench.POLL);
-                        owned = c.assignment().stream().map(tp -> tp.topic() + "-" + tp.partition())
-                            .collect(Collectors.toUnmodifiableSet());
-                    }
+    /** A Kafka consumer (classic group protocol) as a {@link RebalanceBench.Member}. */
+    static RebalanceBench.Member kafkaMember(String bootstrap, String group, String topic, String strategy, String id) {
+        Properties p = RebalanceBench.memberProperties(bootstrap, group, strategy, id);
+        p.setProperty("group.protocol", "classic");
+        return new RebalanceBench.PollingMember("kafka-bench-" + id, () -> {
+            KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+            c.subscribe(List.of(topic));
+            return new RebalanceBench.Poller() {
+                @Override
+                public Set<String> pollOnce() {
+                    c.poll(RebalanceBench.POLL);
+                    return c.assignment().stream().map(tp -> tp.topic() + "-" + tp.partition())
+                        .collect(Collectors.toUnmodifiableSet());
                 }
-            }, "kafka-bench-" + id);
-            thread.setDaemon(true);
-            thread.start();
-        }
 
-        @Override
-        public Set<String> owned() {
-            return owned;
-        }
-
-        @Override
-        public void stop() throws InterruptedException {
-            running = false;
-            thread.join(30_000);
-        }
+                @Override
+                public void close() {
+                    c.close();
+                }
+            };
+        });
     }
 
     /** A throwaway KRaft cluster of {@code n} combined nodes, from the cached Kafka jars. */
@@ -208,7 +189,7 @@ public final class KafkaRebalanceBench {
                 admin.createTopics(List.of(new NewTopic(topic, partitions, rf))).all().get(120, TimeUnit.SECONDS);
             }
             String bs = bootstrap;
-            RebalanceBench.run("kafka", (group, t, strategy, id) -> new KafkaMember(bs, group, t, strategy, id), topic, n, partitions,
+            RebalanceBench.run("kafka", (group, t, strategy, id) -> kafkaMember(bs, group, t, strategy, id), topic, n, partitions,
                 rounds, List.of(RangeAssignor.class.getName(), CooperativeStickyAssignor.class.getName()));
         } finally {
             if (cluster != null) {

@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 /**
@@ -50,31 +51,41 @@ public final class RebalanceBench {
         Member start(String group, String topic, String strategy, String id);
     }
 
-    /** A Raftline consumer as a {@link Member}. */
-    private static final class RaftlineMember implements Member {
-        final Thread thread;
-        volatile boolean running = true;
-        volatile Set<String> owned = Set.of();
+    /** What a member polls with: one poll, then the partitions it owns (as "topic-partition"). */
+    interface Poller extends AutoCloseable {
+        Set<String> pollOnce();
 
-        RaftlineMember(String bootstrap, String group, String topic, String strategy, String id) {
-            Properties p = new Properties();
-            p.setProperty("bootstrap.servers", bootstrap);
-            p.setProperty("group.id", group);
-            p.setProperty("client.id", id);
-            p.setProperty("partition.assignment.strategy", strategy);
-            p.setProperty("session.timeout.ms", SESSION_TIMEOUT_MS);
-            p.setProperty("heartbeat.interval.ms", HEARTBEAT_INTERVAL_MS);
-            p.setProperty("enable.auto.commit", "false");
+        @Override
+        void close();
+    }
+
+    /** The consumer settings both systems' members use. */
+    static Properties memberProperties(String bootstrap, String group, String strategy, String id) {
+        Properties p = new Properties();
+        p.setProperty("bootstrap.servers", bootstrap);
+        p.setProperty("group.id", group);
+        p.setProperty("client.id", id);
+        p.setProperty("partition.assignment.strategy", strategy);
+        p.setProperty("session.timeout.ms", SESSION_TIMEOUT_MS);
+        p.setProperty("heartbeat.interval.ms", HEARTBEAT_INTERVAL_MS);
+        p.setProperty("enable.auto.commit", "false");
+        return p;
+    }
+
+    /** A {@link Member} polling on its own thread until stopped, whatever the consumer behind {@code open}. */
+    static final class PollingMember implements Member {
+        private final Thread thread;
+        private volatile boolean running = true;
+        private volatile Set<String> owned = Set.of();
+
+        PollingMember(String threadName, Supplier<Poller> open) {
             thread = new Thread(() -> {
-                try (RaftlineConsumer<byte[], byte[]> c = new RaftlineConsumer<>(p, new ByteArrayDeserializer(),
-                    new ByteArrayDeserializer())) {
-                    c.subscribe(List.of(topic));
+                try (Poller poller = open.get()) {
                     while (running) {
-                        c.poll(POLL);
-                        owned = c.assignment().stream().map(TopicPartition::toString).collect(Collectors.toUnmodifiableSet());
+                        owned = poller.pollOnce();
                     }
                 }
-            }, "bench-" + id);
+            }, threadName);
             thread.setDaemon(true);
             thread.start();
         }
@@ -89,6 +100,27 @@ public final class RebalanceBench {
             running = false;
             thread.join(30_000);
         }
+    }
+
+    /** A Raftline consumer as a {@link Member}. */
+    static Member raftlineMember(String bootstrap, String group, String topic, String strategy, String id) {
+        Properties p = memberProperties(bootstrap, group, strategy, id);
+        return new PollingMember("bench-" + id, () -> {
+            RaftlineConsumer<byte[], byte[]> c = new RaftlineConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer());
+            c.subscribe(List.of(topic));
+            return new Poller() {
+                @Override
+                public Set<String> pollOnce() {
+                    c.poll(POLL);
+                    return c.assignment().stream().map(TopicPartition::toString).collect(Collectors.toUnmodifiableSet());
+                }
+
+                @Override
+                public void close() {
+                    c.close();
+                }
+            };
+        });
     }
 
     private static boolean complete(List<Member> members, int partitions) {
@@ -160,7 +192,7 @@ public final class RebalanceBench {
                 admin.createTopics(List.of(new NewTopic(topic, Optional.of(partitions), Optional.empty()))).all().get(60, TimeUnit.SECONDS);
             }
             String bs = bootstrap;
-            run("raftline", (group, t, strategy, id) -> new RaftlineMember(bs, group, t, strategy, id), topic, n, partitions, rounds,
+            run("raftline", (group, t, strategy, id) -> raftlineMember(bs, group, t, strategy, id), topic, n, partitions, rounds,
                 List.of("range", "cooperative-sticky"));
         } finally {
             if (cluster != null) {

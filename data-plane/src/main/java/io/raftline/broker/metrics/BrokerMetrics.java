@@ -36,7 +36,8 @@ public final class BrokerMetrics {
     private final Map<String, Counter> bytesIn = new ConcurrentHashMap<>();
     private final Map<String, Counter> bytesOut = new ConcurrentHashMap<>();
     private final Map<String, Counter> messagesIn = new ConcurrentHashMap<>();
-    private final Map<String, Counter> requests = new ConcurrentHashMap<>();
+    /** api -> topic -> counter (no key string built per request). */
+    private final Map<String, Map<String, Counter>> requests = new ConcurrentHashMap<>();
     private final Map<String, Timer> latency = new ConcurrentHashMap<>();
     private final Counter isrShrinks;
     private final Counter isrExpands;
@@ -113,8 +114,9 @@ public final class BrokerMetrics {
 
     /** One request of {@code api} that named {@code topic} (a request naming several topics counts for each). */
     public void recordRequest(String api, String topic) {
-        requests.computeIfAbsent(api + '\u0000' + topic, k -> Counter.builder("raftline.broker.requests").tag("api", api)
-            .tag("topic", topic).description("Requests per API and topic").register(registry)).increment();
+        requests.computeIfAbsent(api, a -> new ConcurrentHashMap<>()).computeIfAbsent(topic, t -> Counter
+            .builder("raftline.broker.requests").tag("api", api).tag("topic", t).description("Requests per API and topic")
+            .register(registry)).increment();
     }
 
     public void recordFetch(String topic, long bytes) {

@@ -39,7 +39,8 @@ public final class Partition {
     private static final Logger LOG = LoggerFactory.getLogger(Partition.class);
 
     /** The outcome of a leader append, before acks=all waits for the high watermark. */
-    public record AppendResult(long firstOffset, long lastOffset, long logAppendTimeMs, long logStartOffset) {
+    /** {@code recordCount}: the records stored (0 for a retried batch found to be a duplicate). */
+    public record AppendResult(long firstOffset, long lastOffset, long logAppendTimeMs, long logStartOffset, long recordCount) {
     }
 
     /** What a fetch reads from this replica. */
@@ -261,7 +262,7 @@ public final class Partition {
                             "an idempotent producer's retried batch must travel alone");
                     }
                     ProducerStateManager.BatchMetadata stored = check.duplicateOf();
-                    return new AppendResult(stored.firstOffset(), stored.lastOffset(), -1, l.logStartOffset());
+                    return new AppendResult(stored.firstOffset(), stored.lastOffset(), -1, l.logStartOffset(), 0);
                 }
                 if (check.error() != ErrorCode.NONE) {
                     throw new ReplicaException(check.error(), check.message());
@@ -272,7 +273,8 @@ public final class Partition {
                 producerState.update(batch, batch.baseOffset(), batch.lastOffset());
             }
             committed = maybeIncrementHighWatermarkLocked();
-            result = new AppendResult(info.firstOffset(), info.lastOffset(), info.logAppendTimeMs(), l.logStartOffset());
+            result = new AppendResult(info.firstOffset(), info.lastOffset(), info.logAppendTimeMs(), l.logStartOffset(),
+                info.recordCount());
         }
         completeCommitted(committed);
         onDataChange.run();

@@ -43,9 +43,9 @@ public final class ReplicaManager implements AutoCloseable {
 
     /** One partition's answer to a produce. */
     public record ProduceResult(ErrorCode error, String message, long baseOffset, long logAppendTimeMs,
-                                long logStartOffset) {
-        static ProduceResult failed(ErrorCode code, String message) {
-            return new ProduceResult(code, message, -1, -1, -1);
+                                long logStartOffset, long recordCount) {
+        public static ProduceResult failed(ErrorCode code, String message) {
+            return new ProduceResult(code, message, -1, -1, -1, 0);
         }
     }
 
@@ -348,7 +348,7 @@ public final class ReplicaManager implements AutoCloseable {
             return CompletableFuture.completedFuture(ProduceResult.failed(e.code(), e.getMessage()));
         }
         ProduceResult ok = new ProduceResult(ErrorCode.NONE, null, appended.firstOffset(), appended.logAppendTimeMs(),
-            appended.logStartOffset());
+            appended.logStartOffset(), appended.recordCount());
         if (acks != -1) {
             return CompletableFuture.completedFuture(ok);
         }

@@ -28,8 +28,6 @@ import io.raftline.protocol.broker.OffsetsForLeaderEpochResponse;
 import io.raftline.protocol.broker.ProduceRequest;
 import io.raftline.protocol.broker.ProduceResponse;
 import io.raftline.protocol.metadata.Endpoint;
-import io.raftline.record.RecordBatch;
-import io.raftline.record.Records;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -247,7 +245,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         ProduceResponse.Builder b = ProduceResponse.newBuilder().setCorrelationId(request.getCorrelationId());
         for (TopicPartition tp : data.keySet()) {
             ReplicaManager.ProduceResult r = err == null ? results.get(tp)
-                : new ReplicaManager.ProduceResult(ErrorCode.UNKNOWN, err.toString(), -1, -1, -1);
+                : ReplicaManager.ProduceResult.failed(ErrorCode.UNKNOWN, err.toString());
             ProduceResponse.PartitionResult.Builder pr = ProduceResponse.PartitionResult.newBuilder()
                 .setTopic(tp.topic())
                 .setPartition(tp.partition())
@@ -268,11 +266,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         for (Map.Entry<TopicPartition, ByteBuffer> e : data.entrySet()) {
             ReplicaManager.ProduceResult r = results.get(e.getKey());
             if (r != null && r.error() == ErrorCode.NONE) {
-                long records = 0;
-                for (RecordBatch batch : Records.batches(e.getValue())) {
-                    records += batch.recordCount();
-                }
-                metrics.recordProduce(e.getKey().topic(), e.getValue().limit(), records);
+                // The append already counted the records: no third pass over the batch headers.
+                metrics.recordProduce(e.getKey().topic(), e.getValue().limit(), r.recordCount());
             }
         }
     }
@@ -412,7 +407,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             Partition partition = replicaManager.partition(tp).orElse(null);
             if (partition == null || !partition.isLeader() || partition.log() == null) {
                 ReplicaManager.ProduceResult why = partition == null ? replicaManager.notHere(tp)
-                    : new ReplicaManager.ProduceResult(ErrorCode.NOT_LEADER, "not the leader of " + tp, -1, -1, -1);
+                    : ReplicaManager.ProduceResult.failed(ErrorCode.NOT_LEADER, "not the leader of " + tp);
                 r.setError(error(why.error(), why.message()));
                 leaderHint(tp).ifPresent(r::setCurrentLeader);
             } else if (q.getCurrentLeaderEpoch() > 0 && q.getCurrentLeaderEpoch() < partition.leaderEpoch()) {
