@@ -58,7 +58,7 @@ public final class FetchManager implements AutoCloseable {
     public CompletableFuture<List<PartitionData>> fetch(Request request) {
         if (request.fromFollower()) {
             for (PartitionFetch pf : request.partitions()) {
-                replicaManager.partition(pf.tp()).ifPresent(p -> p.updateFollowerFetchState(request.replicaId(),
+                replicaManager.partition(pf.tp()).ifPresent(p -> replicaManager.onFollowerFetch(p, request.replicaId(),
                     pf.fetchOffset()));
             }
         }

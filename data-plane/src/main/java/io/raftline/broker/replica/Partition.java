@@ -72,6 +72,8 @@ public final class Partition {
     private volatile int partitionEpoch = -1;
     private volatile List<Integer> replicas = List.of();
     private volatile List<Integer> isr = List.of();
+    /** When the controller last refused (or failed to answer) this leader's ISR change; guarded by the lock. */
+    private long isrRefusedAtMs = Long.MIN_VALUE / 2;
     private volatile long highWatermark;
     /** The offset at which this leader's epoch began: a follower must reach it before it may rejoin the ISR. */
     private long leaderEpochStartOffset;
@@ -371,24 +373,34 @@ public final class Partition {
         return new ReadResult(ErrorCode.NONE, null, hw, logStart, logEnd, data, -1, -1);
     }
 
-    /** Records a follower's fetch position; may advance the high watermark. */
-    public void updateFollowerFetchState(int replicaId, long fetchOffset) {
+    /**
+     * Records a follower's fetch position; may advance the high watermark. Returns true when this fetch makes a
+     * follower outside the ISR eligible to join it (so the caller proposes the expansion now, as Kafka does on the
+     * fetch path, instead of at the next periodic ISR check); false while an ISR change is in flight or within
+     * {@code refusalBackoffMs} of the controller refusing one (so a fenced follower does not send one per fetch).
+     */
+    public boolean updateFollowerFetchState(int replicaId, long fetchOffset, long refusalBackoffMs) {
         List<PendingAck> committed;
         boolean advanced;
+        boolean joinable;
         synchronized (lock) {
             FollowerState state = followers.get(replicaId);
             if (!leader || state == null) {
-                return;
+                return false;
             }
-            state.onFetch(fetchOffset, log.logEndOffset(), time.milliseconds());
+            long now = time.milliseconds();
+            state.onFetch(fetchOffset, log.logEndOffset(), now);
             long before = highWatermark;
             committed = maybeIncrementHighWatermarkLocked();
             advanced = highWatermark > before;
+            joinable = pendingIsr == null && !isr.contains(replicaId) && state.logEndOffset >= highWatermark
+                && state.logEndOffset >= leaderEpochStartOffset && now - isrRefusedAtMs >= refusalBackoffMs;
         }
         completeCommitted(committed);
         if (advanced) {
             onDataChange.run();
         }
+        return joinable;
     }
 
     /** Moves the high watermark (never back while leader) and tells the log, which persists and honours it. */
@@ -540,6 +552,9 @@ public final class Partition {
                 return;
             }
             pendingIsr = null;
+            if (!accepted) {
+                isrRefusedAtMs = time.milliseconds();
+            }
             if (accepted && leader && change.leaderEpoch() == leaderEpoch && newPartitionEpoch > partitionEpoch) {
                 isr = List.copyOf(committedIsr);
                 partitionEpoch = newPartitionEpoch;

@@ -28,6 +28,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -64,6 +65,7 @@ public final class ReplicaManager implements AutoCloseable {
     private final ReplicaFetcherManager fetcherManager;
     private volatile MetadataImage image = MetadataImage.EMPTY;
     private volatile boolean fenced;
+    private final AtomicBoolean isrCheckQueued = new AtomicBoolean();
     private volatile IsrChangeListener isrListener = (shrinks, expands) -> { };
 
     /** Told of each ISR change the controller accepted (for the shrink/expand counters). */
@@ -105,8 +107,27 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     public void startup() {
-        long isrCheckMs = Math.max(50, Math.min(replicaLagTimeMaxMs / 2, 2_500));
-        scheduler.scheduleWithFixedDelay(this::maybeChangeIsr, isrCheckMs, isrCheckMs, TimeUnit.MILLISECONDS);
+        scheduler.scheduleWithFixedDelay(this::maybeChangeIsr, isrCheckMs(), isrCheckMs(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The period of the ISR check (shrinks, and expansions a fetch did not trigger). */
+    private long isrCheckMs() {
+        return Math.max(50, Math.min(replicaLagTimeMaxMs / 2, 2_500));
+    }
+
+    /**
+     * Records a follower's fetch of a partition this broker leads; when it makes the follower eligible to join the
+     * ISR, the ISR check runs now rather than at its next period (a restarted broker rejoins as soon as it has
+     * caught up). Runs on the fetch path: the check itself goes to the scheduler, at most one queued at a time.
+     */
+    void onFollowerFetch(Partition partition, int replicaId, long fetchOffset) {
+        if (partition.updateFollowerFetchState(replicaId, fetchOffset, isrCheckMs())
+            && isrCheckQueued.compareAndSet(false, true)) {
+            scheduler.execute(() -> {
+                isrCheckQueued.set(false);
+                maybeChangeIsr();
+            });
+        }
     }
 
     public int brokerId() {

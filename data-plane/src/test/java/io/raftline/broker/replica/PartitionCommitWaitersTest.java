@@ -69,7 +69,7 @@ class PartitionCommitWaitersTest {
         assertThat(partition.commitWaiters()).isEqualTo(1);
         assertThat(waiters).allMatch(f -> !f.isDone());
 
-        partition.updateFollowerFetchState(2, 100);
+        partition.updateFollowerFetchState(2, 100, 0);
         assertThat(waiters.get(99)).isCompletedWithValue(ErrorCode.NONE);
         assertThat(partition.commitWaiters()).isZero();
         assertThat(waiters.subList(0, 99)).as("forgotten waiters are never completed").allMatch(f -> !f.isDone());
