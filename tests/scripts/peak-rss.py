@@ -44,8 +44,10 @@ def kind_of(pid):
         return None
     if not args or not args[0].endswith(b"java"):
         return None
-    for a in args:
+    for i, a in enumerate(args):
         k = MAIN_CLASSES.get(a.decode(errors="replace"))
+        if k == "raftline" and (i + 1 >= len(args) or args[i + 1] != b"server"):
+            return None     # `raftline storage ...` runs the same main class briefly
         if k:
             return k
     return None
