@@ -7,7 +7,7 @@ import io.raftline.broker.log.FetchDataInfo;
 import io.raftline.broker.log.Log;
 import io.raftline.broker.log.LogConfig;
 import io.raftline.broker.rpc.StoredBytes;
-import io.raftline.client.internals.net.AliasingMarshaller;
+import io.raftline.grpc.AliasingMarshaller;
 import io.raftline.protocol.broker.FetchResponse;
 import io.raftline.record.CompressionType;
 import io.raftline.record.Record;

@@ -167,7 +167,8 @@ public final class Log {
      * @throws LogException for bad input (nothing written) or an offline log
      */
     public LogAppendInfo appendAsFollower(ByteBuffer batches) {
-        ByteBuffer buf = writable(batches);
+        // Only read and written to the file: a read-only view (the fetch answer's own bytes) needs no copy.
+        ByteBuffer buf = batches.duplicate();
         ValidationResult v = BatchValidator.validateReplicated(buf, Math.max(config.maxMessageBytes(), 64 << 20));
         if (!v.isOk()) {
             throw new LogException(v.error(), topicPartition() + ": " + v.message());

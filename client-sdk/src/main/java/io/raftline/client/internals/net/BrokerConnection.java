@@ -5,6 +5,7 @@ import io.grpc.MethodDescriptor;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import io.raftline.grpc.AliasingMarshaller;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
 import io.raftline.protocol.broker.FetchRequest;
 import io.raftline.protocol.broker.FetchResponse;
@@ -25,9 +26,8 @@ public final class BrokerConnection implements AutoCloseable {
     public static final int FLOW_CONTROL_WINDOW_BYTES = 8 * 1024 * 1024;
 
     /** Fetch with responses parsed in place: the record bytes alias the received message (no second copy). */
-    private static final MethodDescriptor<FetchRequest, FetchResponse> FETCH_METHOD = BrokerServiceGrpc.getFetchMethod().toBuilder()
-        .setResponseMarshaller(new AliasingMarshaller<>(FetchResponse.getDefaultInstance()))
-        .build();
+    private static final MethodDescriptor<FetchRequest, FetchResponse> FETCH_METHOD =
+        AliasingMarshaller.aliasingResponses(BrokerServiceGrpc.getFetchMethod(), FetchResponse.getDefaultInstance());
 
     private final String address;
     private final ManagedChannel channel;

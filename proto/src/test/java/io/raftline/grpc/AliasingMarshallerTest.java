@@ -1,9 +1,11 @@
-package io.raftline.client.internals.net;
+package io.raftline.grpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.google.protobuf.ByteOutput;
 import com.google.protobuf.ByteString;
+import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.StatusRuntimeException;
 import io.raftline.protocol.broker.FetchResponse;
 import java.io.ByteArrayInputStream;
@@ -40,6 +42,48 @@ class AliasingMarshallerTest {
                 assertThat(got).isEqualTo(sent);
             }
         }
+    }
+
+    @Test
+    void parsedRecordsShareTheReceivedArrayInsteadOfBeingCopied() throws Exception {
+        FetchResponse sent = response(3, 10_000, 5);
+        int wireSize = sent.getSerializedSize();
+        try (InputStream in = marshaller.stream(sent)) {
+            FetchResponse got = marshaller.parse(in);
+            for (FetchResponse.PartitionData p : got.getPartitionsList()) {
+                assertThat(backingArrayLength(p.getRecords())).as("records of partition %d alias the whole message", p.getPartition())
+                    .isEqualTo(wireSize);
+            }
+        }
+    }
+
+    /** The length of the array behind {@code bytes} (a copy's is the field's own size). */
+    private static int backingArrayLength(ByteString bytes) throws java.io.IOException {
+        int[] length = {-1};
+        UnsafeByteOperations.unsafeWriteTo(bytes, new ByteOutput() {
+            @Override
+            public void write(byte value) {
+            }
+
+            @Override
+            public void write(byte[] value, int offset, int len) {
+                length[0] = value.length;
+            }
+
+            @Override
+            public void writeLazy(byte[] value, int offset, int len) {
+                length[0] = value.length;
+            }
+
+            @Override
+            public void write(java.nio.ByteBuffer value) {
+            }
+
+            @Override
+            public void writeLazy(java.nio.ByteBuffer value) {
+            }
+        });
+        return length[0];
     }
 
     @Test

@@ -1,12 +1,16 @@
-package io.raftline.client.internals.net;
+package io.raftline.grpc;
 
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.ExtensionRegistryLite;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.protobuf.Message;
 import com.google.protobuf.Parser;
+import com.google.protobuf.UnsafeByteOperations;
 import io.grpc.KnownLength;
 import io.grpc.MethodDescriptor;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.ServiceDescriptor;
 import io.grpc.Status;
 import io.grpc.protobuf.ProtoUtils;
 import java.io.IOException;
@@ -34,6 +38,49 @@ public final class AliasingMarshaller<T extends Message> implements MethodDescri
         this.parser = (Parser<T>) defaultInstance.getParserForType();
     }
 
+    /** {@code method} with its responses parsed with aliasing (for a client's calls). */
+    public static <Q, R extends Message> MethodDescriptor<Q, R> aliasingResponses(MethodDescriptor<Q, R> method, R defaultInstance) {
+        return method.toBuilder().setResponseMarshaller(new AliasingMarshaller<>(defaultInstance)).build();
+    }
+
+    /**
+     * {@code service} with the requests of {@code method} (one of its methods) parsed with aliasing (for a server):
+     * the service is rebuilt around a descriptor holding the changed method, as gRPC requires the bound methods to
+     * be the service descriptor's own.
+     */
+    public static <Q extends Message, R> ServerServiceDefinition aliasingRequests(ServerServiceDefinition service,
+                                                                              MethodDescriptor<Q, R> method, Q defaultInstance) {
+        MethodDescriptor<Q, R> aliased = method.toBuilder().setRequestMarshaller(new AliasingMarshaller<>(defaultInstance)).build();
+        ServiceDescriptor original = service.getServiceDescriptor();
+        ServiceDescriptor.Builder descriptor = ServiceDescriptor.newBuilder(original.getName())
+            .setSchemaDescriptor(original.getSchemaDescriptor());
+        boolean found = false;
+        for (MethodDescriptor<?, ?> m : original.getMethods()) {
+            boolean replaced = m.getFullMethodName().equals(method.getFullMethodName());
+            found |= replaced;
+            descriptor.addMethod(replaced ? aliased : m);
+        }
+        if (!found) {
+            throw new IllegalArgumentException(method.getFullMethodName() + " is not a method of " + original.getName());
+        }
+        ServiceDescriptor rebuilt = descriptor.build();
+        ServerServiceDefinition.Builder out = ServerServiceDefinition.builder(rebuilt);
+        for (ServerMethodDefinition<?, ?> def : service.getMethods()) {
+            addMethod(out, def, aliased);
+        }
+        return out.build();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <Q, R> void addMethod(ServerServiceDefinition.Builder out, ServerMethodDefinition<Q, R> def,
+                                         MethodDescriptor<?, ?> aliased) {
+        if (def.getMethodDescriptor().getFullMethodName().equals(aliased.getFullMethodName())) {
+            out.addMethod((MethodDescriptor<Q, R>) aliased, def.getServerCallHandler());
+        } else {
+            out.addMethod(def);
+        }
+    }
+
     @Override
     public InputStream stream(T value) {
         return sender.stream(value);
@@ -43,7 +90,9 @@ public final class AliasingMarshaller<T extends Message> implements MethodDescri
     public T parse(InputStream stream) {
         try {
             byte[] bytes = readAll(stream);
-            CodedInputStream in = CodedInputStream.newInstance(bytes);
+            // Aliasing needs an input protobuf knows to be immutable: CodedInputStream.newInstance(byte[]) is not
+            // (its bytes fields are copied even with aliasing on), a wrapped ByteString's own input is.
+            CodedInputStream in = UnsafeByteOperations.unsafeWrap(bytes).newCodedInput();
             in.enableAliasing(true);
             in.setSizeLimit(Integer.MAX_VALUE);
             T message = parser.parseFrom(in, ExtensionRegistryLite.getEmptyRegistry());
