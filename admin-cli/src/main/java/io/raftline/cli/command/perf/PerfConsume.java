@@ -64,11 +64,14 @@ public final class PerfConsume implements Callable<Integer> {
         PrintWriter progress = options.json() ? spec.commandLine().getErr() : out;
         long records = 0;
         long bytes = 0;
-        long start = System.nanoTime();
+        long start;
         long[] assignedAt = {-1};
         long end;
         try (RaftlineConsumer<byte[], byte[]> consumer = new RaftlineConsumer<>(props, new ByteArrayDeserializer(),
             new ByteArrayDeserializer())) {
+            // The clock starts once the consumer exists, as in Kafka's ConsumerPerformance (whose figures
+            // side-by-side.sh compares with these): join and fetch time, not the client's construction.
+            start = System.nanoTime();
             if (group != null) {
                 consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
                     @Override
