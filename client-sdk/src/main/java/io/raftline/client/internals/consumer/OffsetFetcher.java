@@ -48,6 +48,12 @@ public final class OffsetFetcher {
     private final int requestTimeoutMs;
 
     /** Creates the fetcher. */
+    private record InFlightKey(Node node, ListOffsetsRequest request) {
+    }
+
+    /** Lookups sent and not yet taken up by a caller (caller's thread only: the consumer is single-threaded). */
+    private final Map<InFlightKey, CompletableFuture<ListOffsetsResponse>> inFlight = new HashMap<>();
+
     public OffsetFetcher(Metadata metadata, ConnectionPool pool, Time time, long retryBackoffMs, int requestTimeoutMs) {
         this.metadata = metadata;
         this.pool = pool;
@@ -94,14 +100,20 @@ public final class OffsetFetcher {
                 parts.forEach((tp, ts) -> req.addPartitions(ListOffsetsRequest.PartitionQuery.newBuilder().setTopic(tp.topic())
                     .setPartition(tp.partition()).setTimestamp(ts).setCurrentLeaderEpoch(-1)));
                 ListOffsetsRequest request = req.build();
-                long timeout = Math.max(1, Math.min(requestTimeoutMs, deadlineMs - time.hiResMilliseconds()));
-                calls.put(node, pool.get(node).unary((s, o) -> s.listOffsets(request, o), timeout));
+                // A call gets the whole request timeout even when this lookup's deadline is shorter (a poll): one that
+                // is still running at the deadline is kept and taken up by the next lookup of the same partitions, so
+                // a slow first connection is not cancelled and started again by every short poll.
+                calls.put(node, inFlight.computeIfAbsent(new InFlightKey(node, request),
+                    k -> pool.get(node).unary((s, o) -> s.listOffsets(request, o), requestTimeoutMs)));
             });
             boolean retry = false;
             for (Map.Entry<Node, CompletableFuture<ListOffsetsResponse>> call : calls.entrySet()) {
                 ListOffsetsResponse response;
                 try {
-                    response = call.getValue().get();
+                    response = call.getValue().get(Math.max(0, deadlineMs - time.hiResMilliseconds()), TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    throw new TimeoutException("Failed to get offsets by times in time for " + remaining.keySet()
+                        + " (the lookup goes on and the next call takes its answer)");
                 } catch (InterruptedException e) {
                     throw new InterruptException(e);
                 } catch (ExecutionException e) {
@@ -128,6 +140,7 @@ public final class OffsetFetcher {
                     }
                 }
             }
+            inFlight.values().removeIf(CompletableFuture::isDone);
             if (retry || missingLeader) {
                 sleep(Math.min(retryBackoffMs, Math.max(0, deadlineMs - time.hiResMilliseconds())));
             }
