@@ -106,7 +106,12 @@ public interface Consumer<K, V> extends Closeable {
     /** The paused partitions. */
     Set<TopicPartition> paused();
 
-    /** The partitions of {@code topic}. */
+    /**
+     * The partitions of {@code topic} from a fresh metadata answer; empty when the topic does not exist. Failed
+     * refreshes are retried every retry.backoff.ms.
+     *
+     * @throws io.raftline.client.errors.TimeoutException no broker answered within default.api.timeout.ms
+     */
     List<PartitionInfo> partitionsFor(String topic);
 
     /** Every topic the cluster has, with its partitions. */

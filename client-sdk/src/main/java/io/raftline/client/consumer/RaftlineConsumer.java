@@ -671,17 +671,8 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
     public List<PartitionInfo> partitionsFor(String topic) {
         acquire();
         try {
-            metadata.addTopics(List.of(topic));
-            try {
-                metadata.refresh().get(defaultApiTimeoutMs, TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                throw new InterruptException(e);
-            } catch (ExecutionException e) {
-                throw GrpcErrors.toException(e, "metadata");
-            } catch (java.util.concurrent.TimeoutException e) {
-                throw new TimeoutException("Timeout expired while fetching topic metadata");
-            }
-            return metadata.cluster().partitionsForTopic(topic);
+            // Retries failed refreshes every retry.backoff.ms until default.api.timeout.ms; empty if the topic does not exist.
+            return metadata.fetchTopic(topic, time.hiResMilliseconds() + defaultApiTimeoutMs);
         } finally {
             release();
         }

@@ -10,6 +10,7 @@ import io.raftline.client.common.serialization.StringSerializer;
 import io.raftline.client.errors.CorruptRecordException;
 import io.raftline.client.errors.NoOffsetForPartitionException;
 import io.raftline.client.errors.OffsetOutOfRangeException;
+import io.raftline.client.errors.TimeoutException;
 import io.raftline.client.errors.WakeupException;
 import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
@@ -97,6 +98,37 @@ class ConsumerTest {
             }
         }
         return out;
+    }
+
+    @Test
+    void partitionsForRetriesFailedRefreshesWithBackoff() {
+        try (RaftlineConsumer<String, String> c = consumer("retry.backoff.ms", 50)) {
+            int before = cluster.metadataRequests();
+            cluster.failNextMetadata(3);
+            long start = System.nanoTime();
+            assertThat(c.partitionsFor("t")).extracting(p -> p.partition()).containsExactlyInAnyOrder(0, 1);
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(cluster.metadataRequests() - before).isEqualTo(4);
+            // three failed attempts, each followed by retry.backoff.ms before the next one
+            assertThat(tookMs).isGreaterThanOrEqualTo(150);
+        }
+    }
+
+    @Test
+    void partitionsForTimesOutAfterDefaultApiTimeoutAndIsEmptyForAnUnknownTopic() {
+        try (RaftlineConsumer<String, String> c = consumer("retry.backoff.ms", 20, "default.api.timeout.ms", 400)) {
+            assertThat(c.partitionsFor("no-such-topic")).isEmpty();
+            int before = cluster.metadataRequests();
+            cluster.failNextMetadata(Integer.MAX_VALUE);
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> c.partitionsFor("t")).isInstanceOf(TimeoutException.class);
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(tookMs).isGreaterThanOrEqualTo(400);
+            // retried, not given up after the first failure (how often depends on how fast the failures come back)
+            assertThat(cluster.metadataRequests() - before).isGreaterThanOrEqualTo(2);
+            cluster.failNextMetadata(0);
+            assertThat(c.partitionsFor("t")).hasSize(2);
+        }
     }
 
     @Test

@@ -75,6 +75,22 @@ class ProducerTest {
     }
 
     @Test
+    void partitionsForRetriesFailedRefreshesUntilMaxBlock() {
+        cluster.createTopic("pf", 3);
+        try (RaftlineProducer<String, String> p = producer("retry.backoff.ms", 20, "max.block.ms", 400)) {
+            int before = cluster.metadataRequests();
+            cluster.failNextMetadata(3);
+            assertThat(p.partitionsFor("pf")).hasSize(3);
+            assertThat(cluster.metadataRequests() - before).isGreaterThanOrEqualTo(4);
+            cluster.failNextMetadata(Integer.MAX_VALUE);
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> p.partitionsFor("pf-unknown")).isInstanceOf(TimeoutException.class);
+            assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(400);
+            cluster.failNextMetadata(0);
+        }
+    }
+
+    @Test
     void sendReturnsOffsetsAndCallsBack() throws Exception {
         cluster.createTopic("t", 3);
         try (RaftlineProducer<String, String> p = producer()) {

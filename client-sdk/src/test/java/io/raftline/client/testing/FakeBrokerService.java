@@ -1,6 +1,7 @@
 package io.raftline.client.testing;
 
 import com.google.protobuf.ByteString;
+import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
@@ -243,6 +244,11 @@ final class FakeBrokerService extends BrokerServiceGrpc.BrokerServiceImplBase {
 
     @Override
     public void metadata(MetadataRequest request, StreamObserver<MetadataResponse> out) {
+        if (c.failingMetadata.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            c.metadataRequests.incrementAndGet();
+            out.onError(Status.UNAVAILABLE.withDescription("injected metadata failure").asRuntimeException());
+            return;
+        }
         out.onNext(c.metadata(request));
         out.onCompleted();
     }

@@ -48,6 +48,8 @@ public final class FakeCluster implements AutoCloseable {
     final AtomicInteger produceRequests = new AtomicInteger();
     final AtomicInteger fetchRequests = new AtomicInteger();
     final AtomicInteger metadataRequests = new AtomicInteger();
+    /** Metadata requests still to fail with UNAVAILABLE (a broker that is down or restarting). */
+    final AtomicInteger failingMetadata = new AtomicInteger();
     final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "fake-cluster-scheduler");
         t.setDaemon(true);
@@ -171,6 +173,11 @@ public final class FakeCluster implements AutoCloseable {
     }
 
     /** Metadata requests received so far (all brokers). */
+    /** The next {@code n} metadata requests fail with gRPC UNAVAILABLE, as against a broker that is down. */
+    public void failNextMetadata(int n) {
+        failingMetadata.set(n);
+    }
+
     public int metadataRequests() {
         return metadataRequests.get();
     }

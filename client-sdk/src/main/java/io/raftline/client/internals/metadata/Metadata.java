@@ -10,6 +10,7 @@ import io.raftline.client.errors.InterruptException;
 import io.raftline.client.errors.RaftlineException;
 import io.raftline.client.errors.RetriableException;
 import io.raftline.client.errors.TimeoutException;
+import io.raftline.client.errors.UnknownTopicOrPartitionException;
 import io.raftline.client.internals.net.BrokerConnection;
 import io.raftline.client.internals.net.ConnectionPool;
 import io.raftline.client.internals.net.GrpcErrors;
@@ -259,6 +260,50 @@ public final class Metadata {
             } catch (java.util.concurrent.TimeoutException e) {
                 last = new TimeoutException("metadata request did not finish in time");
             }
+            backoffIfRecentlyTried(deadlineMs);
+        }
+    }
+
+    /**
+     * What {@code partitionsFor} answers, as Kafka's clients do: refreshes until metadata describes {@code topic} and
+     * returns its partitions, or an empty list when the cluster says the topic does not exist. A failed refresh (a dead
+     * broker, a timeout) and a retriable topic error (no leader yet) are retried every {@code retry.backoff.ms} until
+     * {@code deadlineMs} (monotonic clock); a non-retriable topic error (an invalid name) fails at once.
+     *
+     * @throws TimeoutException when no refresh answered for the topic by the deadline
+     */
+    public List<PartitionInfo> fetchTopic(String topic, long deadlineMs) {
+        addTopics(List.of(topic));
+        RaftlineException last = null;
+        while (true) {
+            long remaining = deadlineMs - time.hiResMilliseconds();
+            if (remaining <= 0) {
+                throw new TimeoutException("Timeout expired while fetching metadata of topic " + topic
+                    + (last == null ? "" : ": " + last.getMessage()));
+            }
+            // Always a fresh answer: the caller asks because its snapshot may be stale.
+            CompletableFuture<Cluster> f = refreshAfterBackoff();
+            try {
+                Cluster refreshed = f.get(remaining, TimeUnit.MILLISECONDS);
+                ApiException topicError = topicError(topic);
+                if (topicError == null) {
+                    return refreshed.partitionsForTopic(topic);
+                }
+                if (topicError instanceof UnknownTopicOrPartitionException) {
+                    return List.of();
+                }
+                if (!(topicError instanceof RetriableException)) {
+                    throw topicError;
+                }
+                last = topicError;
+            } catch (InterruptedException e) {
+                throw new InterruptException(e);
+            } catch (ExecutionException e) {
+                last = GrpcErrors.toException(e, "metadata");
+            } catch (java.util.concurrent.TimeoutException e) {
+                last = new TimeoutException("metadata request did not finish in time");
+            }
+            LOG.debug("metadata of topic {} not available yet, retrying: {}", topic, last.getMessage());
             backoffIfRecentlyTried(deadlineMs);
         }
     }

@@ -214,11 +214,21 @@ public final class ConsumerCoordinator implements AutoCloseable {
                     locator.backoffOrTimeout(deadline, "commit offsets", null);
                 }
                 case REBALANCE_IN_PROGRESS -> {
-                    requestRejoin("a commit found the group rebalancing");
+                    synchronized (this) {
+                        // Unless a join already went out since (the commit crossed it): that join is the rejoin.
+                        if (state == MemberState.STABLE && generation.equals(g)) {
+                            requestRejoin("a commit found the group rebalancing");
+                        }
+                    }
                     throw Errors.toException(code, "the group " + config.groupId() + " is rebalancing; commit after the next poll");
                 }
                 case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID -> {
-                    fenced("commit refused with " + code);
+                    synchronized (this) {
+                        // A commit of a generation this member has left since says nothing about the current one.
+                        if (generation.equals(g) && !g.memberId().isEmpty()) {
+                            fenced("commit refused with " + code);
+                        }
+                    }
                     throw Errors.toException(code, "commit refused: this member is no longer in generation "
                         + g.generationId() + " of group " + config.groupId() + "; its partitions were reassigned");
                 }
@@ -781,8 +791,21 @@ public final class ConsumerCoordinator implements AutoCloseable {
                 switch (code) {
                     case NONE -> {
                     }
-                    case REBALANCE_IN_PROGRESS -> requestRejoin("the coordinator started a rebalance");
-                    case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID -> fenced("Heartbeat answered " + code);
+                    case REBALANCE_IN_PROGRESS -> {
+                        // Only news to a stable member. One already rejoining (its JoinGroup crossed this heartbeat)
+                        // must not rejoin once more after it syncs: a leader's second join would start yet another
+                        // rebalance, and so on. Kafka ignores it outside Stable too.
+                        if (state == MemberState.STABLE) {
+                            requestRejoin("the coordinator started a rebalance");
+                        }
+                    }
+                    case ILLEGAL_GENERATION, UNKNOWN_MEMBER_ID -> {
+                        // While a JoinGroup is out, its answer decides: this heartbeat may have crossed a join that
+                        // already moved the group to the next generation.
+                        if (state != MemberState.PREPARING_REBALANCE) {
+                            fenced("Heartbeat answered " + code);
+                        }
+                    }
                     case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
                         locator.failed(ch, code.name());
                         return config.retryBackoffMs();

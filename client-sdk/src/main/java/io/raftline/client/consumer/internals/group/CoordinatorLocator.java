@@ -14,6 +14,9 @@ import io.raftline.protocol.group.FindCoordinatorResponse;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,6 +36,8 @@ final class CoordinatorLocator implements AutoCloseable {
     private final Map<String, GroupChannel> brokerChannels = new HashMap<>();
     private Node coordinator;
     private GroupChannel channel;
+    /** The FindCoordinator call under way, kept across callers' deadlines; null when none is. */
+    private CompletableFuture<FindCoordinatorResponse> inFlight;
     private int attempts;
     private boolean closed;
 
@@ -62,7 +67,7 @@ final class CoordinatorLocator implements AutoCloseable {
      */
     GroupChannel ensure(long deadlineMs) {
         while (true) {
-            Node broker;
+            CompletableFuture<FindCoordinatorResponse> lookup;
             synchronized (this) {
                 if (closed) {
                     throw new IllegalStateException("the group coordinator client is closed");
@@ -70,23 +75,47 @@ final class CoordinatorLocator implements AutoCloseable {
                 if (channel != null) {
                     return channel;
                 }
-                List<Node> brokers = host.brokers();
-                broker = brokers.isEmpty() ? null : brokers.get(Math.floorMod(attempts++, brokers.size()));
+                if (inFlight == null) {
+                    List<Node> brokers = host.brokers();
+                    if (!brokers.isEmpty()) {
+                        // Bounded by request.timeout.ms, not by the caller's deadline: a poll(20 ms) that stops
+                        // waiting leaves the lookup running for the next poll (a fresh connection alone can take longer).
+                        Node broker = brokers.get(Math.floorMod(attempts++, brokers.size()));
+                        FindCoordinatorRequest req = FindCoordinatorRequest.newBuilder().setGroupId(config.groupId()).build();
+                        inFlight = brokerChannel(broker).findCoordinator(req, config.requestTimeoutMs());
+                    }
+                }
+                lookup = inFlight;
             }
             RaftlineException last = null;
-            if (broker != null) {
+            if (lookup != null) {
+                FindCoordinatorResponse r;
                 try {
-                    FindCoordinatorRequest req = FindCoordinatorRequest.newBuilder().setGroupId(config.groupId()).build();
-                    FindCoordinatorResponse r = brokerChannel(broker).call(s -> s.findCoordinator(req),
-                        remaining(deadlineMs, config.requestTimeoutMs()));
-                    if (r.getError().getCode() == ErrorCode.NONE) {
-                        GroupChannel found = adopt(r);
-                        onFound.run();
-                        return found;
+                    long waitMs = deadlineMs - time.milliseconds();
+                    r = waitMs > 0 ? lookup.get(waitMs, TimeUnit.MILLISECONDS) : lookup.getNow(null);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    r = null;
+                } catch (InterruptedException e) {
+                    throw new InterruptException("interrupted while looking up the coordinator", e);
+                } catch (ExecutionException e) {
+                    r = null;
+                    last = e.getCause() instanceof RaftlineException re ? re : new RaftlineException(e.getCause().toString(), e.getCause());
+                }
+                if (r == null && last == null) {
+                    throw new TimeoutException("could not find the coordinator of group " + config.groupId() + " in time");
+                }
+                synchronized (this) {
+                    if (inFlight == lookup) {
+                        inFlight = null;
                     }
+                }
+                if (r != null && r.getError().getCode() == ErrorCode.NONE) {
+                    GroupChannel found = adopt(r);
+                    onFound.run();
+                    return found;
+                }
+                if (r != null) {
                     last = Errors.toException(r.getError());
-                } catch (RaftlineException e) {
-                    last = e;
                 }
                 if (last instanceof ApiException && !(last instanceof RetriableException)) {
                     throw last;
@@ -99,7 +128,8 @@ final class CoordinatorLocator implements AutoCloseable {
     private synchronized GroupChannel adopt(FindCoordinatorResponse r) {
         if (channel == null) {
             coordinator = new Node(r.getNodeId(), r.getEndpoint().getHost(), r.getEndpoint().getPort(), null);
-            channel = new GroupChannel(coordinator.host(), coordinator.port(), config.clientId());
+            // The channel FindCoordinator went over is often already connected to the coordinator: share it.
+            channel = brokerChannel(coordinator);
             LOG.info("group {}: coordinator is broker {}", config.groupId(), coordinator);
         }
         return channel;
@@ -113,6 +143,9 @@ final class CoordinatorLocator implements AutoCloseable {
     synchronized void failed(GroupChannel ch, String why) {
         if (ch != null && ch == channel) {
             LOG.info("group {}: coordinator {} unavailable ({}); looking it up again", config.groupId(), coordinator, why);
+            // Closed and forgotten for lookups too: a fresh channel connects at once when the broker is back, where
+            // this one could sit out gRPC's reconnect backoff.
+            brokerChannels.remove(channel.address(), channel);
             channel.close();
             channel = null;
             coordinator = null;

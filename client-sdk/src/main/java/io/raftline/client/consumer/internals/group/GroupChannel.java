@@ -2,9 +2,13 @@ package io.raftline.client.consumer.internals.group;
 
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
 import io.raftline.client.errors.RaftlineException;
 import io.raftline.client.internals.net.GrpcErrors;
+import io.raftline.protocol.group.FindCoordinatorRequest;
+import io.raftline.protocol.group.FindCoordinatorResponse;
 import io.raftline.protocol.group.GroupServiceGrpc;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -14,12 +18,47 @@ final class GroupChannel implements AutoCloseable {
     private final String address;
     private final ManagedChannel channel;
     private final GroupServiceGrpc.GroupServiceBlockingStub stub;
+    private final GroupServiceGrpc.GroupServiceStub asyncStub;
 
     GroupChannel(String host, int port, String clientId) {
         this.address = host + ":" + port;
         this.channel = NettyChannelBuilder.forAddress(host, port).usePlaintext()
             .userAgent(clientId.isEmpty() ? "raftline-consumer" : "raftline-consumer/" + clientId).build();
         this.stub = GroupServiceGrpc.newBlockingStub(channel);
+        this.asyncStub = GroupServiceGrpc.newStub(channel);
+    }
+
+    /**
+     * FindCoordinator without blocking: the lookup goes on (until {@code timeoutMs}) when the caller stops waiting, so
+     * a consumer polling with a short timeout finds its coordinator over several polls instead of never. The future
+     * fails with an SDK exception.
+     */
+    CompletableFuture<FindCoordinatorResponse> findCoordinator(FindCoordinatorRequest req, long timeoutMs) {
+        CompletableFuture<FindCoordinatorResponse> f = new CompletableFuture<>();
+        try {
+            asyncStub.withDeadlineAfter(Math.max(1, timeoutMs), TimeUnit.MILLISECONDS).findCoordinator(req,
+                new StreamObserver<>() {
+                    @Override
+                    public void onNext(FindCoordinatorResponse value) {
+                        f.complete(value);
+                    }
+
+                    @Override
+                    public void onError(Throwable t) {
+                        f.completeExceptionally(GrpcErrors.toException(t, address));
+                    }
+
+                    @Override
+                    public void onCompleted() {
+                        if (!f.isDone()) {
+                            f.completeExceptionally(new RaftlineException("FindCoordinator to " + address + " ended without an answer"));
+                        }
+                    }
+                });
+        } catch (RuntimeException e) {
+            f.completeExceptionally(GrpcErrors.toException(e, address));
+        }
+        return f;
     }
 
     String address() {
