@@ -55,7 +55,8 @@ import java.util.stream.Stream;
  *     #   (with every module's target/classes in front of it, as for RebalanceBench)
  *     # defaults: sizes 100,300,1000   heap -Xmx1g   records 30000
  *   java -cp ... io.raftline.bench.ScaleBench produce PARTITIONS "NODE_JVM_OPTIONS" RECORDS
- *     # only the produce figure, twice, e.g. with "-Xmx1g -XX:StartFlightRecording=filename=/tmp/node-%p.jfr"
+ *     # only the produce figure, twice; with -Dscale.jfr=DIR the nodes record JFR (profile settings) from the
+ *     # topic creation on and dump it to DIR/node-ID.jfr before the cluster goes
  * </pre>
  *
  * Per size it prints one JSON line, and at the end a markdown table with each figure and its cost per partition.
@@ -121,7 +122,14 @@ public final class ScaleBench {
         for (int i = 0; i < partitions / PARTITIONS_PER_TOPIC; i++) {
             topics.add("scale-" + i);
         }
+        String jfrDir = System.getProperty("scale.jfr");
         try (TestCluster cluster = TestCluster.builder().combined(3).heap(nodeOptions).start()) {
+            String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
+            if (jfrDir != null) {
+                for (TestNode node : cluster.nodes()) {
+                    run(jcmd, Long.toString(node.pid()), "JFR.start", "settings=profile", "name=scale");
+                }
+            }
             Admin admin = cluster.admin();
             admin.createTopics(topics.stream().map(t -> new NewTopic(t, PARTITIONS_PER_TOPIC, (short) 3)).toList()).all()
                 .get(2, TimeUnit.MINUTES);
@@ -131,6 +139,12 @@ public final class ScaleBench {
                 out.put("partitions", (double) partitions);
                 produce(cluster, topics, records, out);
                 System.out.println(json(out));
+            }
+            if (jfrDir != null) {
+                for (TestNode node : cluster.nodes()) {
+                    run(jcmd, Long.toString(node.pid()), "JFR.dump", "name=scale",
+                        "filename=" + Path.of(jfrDir, "node-" + node.id() + ".jfr"));
+                }
             }
         }
     }
@@ -197,6 +211,8 @@ public final class ScaleBench {
             double[] propagation = new double[PROBES];
             double[] commit = new double[PROBES];
             for (int i = 0; i < PROBES; i++) {
+                // A broker fenced meanwhile (a session missed on a loaded machine) would fail the RF-3 create.
+                cluster.awaitBrokersActive(LONG);
                 String name = "probe-" + i;
                 long t0 = System.nanoTime();
                 CreateTopicsResponse created = stubs.get(0).createTopics(CreateTopicsRequest.newBuilder().addTopics(
