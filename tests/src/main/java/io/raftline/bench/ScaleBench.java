@@ -48,11 +48,12 @@ import java.util.stream.Stream;
  *
  * <pre>
  *   mvn -B -ntp -o -q -DskipTests -pl tests -am verify
- *   java -cp tests/target/classes:$(cat cp.txt) io.raftline.bench.ScaleBench [sizes] [heap] [records]
- *     # cp.txt from: mvn -B -ntp -o -q -pl tests dependency:build-classpath -Dmdep.outputFile=cp.txt
- *     #   (with every module's target/classes in front of it, as for RebalanceBench)
- *     # defaults: sizes 100,300,1000   heap -Xmx1g   records 30000
- *   java -cp ... io.raftline.bench.ScaleBench produce PARTITIONS "NODE_JVM_OPTIONS" RECORDS
+ *   mvn -B -ntp -o -q -pl tests dependency:build-classpath -Dmdep.outputFile=cp.txt
+ *   CP=$(for m in tests data-plane metadata-quorum client-sdk admin-cli proto; do printf '%s:' $PWD/$m/target/classes; done)
+ *   CP=$CP$(tr ':' '\n' &lt; cp.txt | grep -v /io/raftline/ | paste -sd:)     # this worktree's classes, not ~/.m2's
+ *   java -Xmx512m -cp "$CP" io.raftline.bench.ScaleBench [sizes] [node heap] [records]
+ *     # defaults: sizes 100,300,1000   node heap -Xmx1g   records 30000; about 12 minutes for the three sizes
+ *   java -cp "$CP" io.raftline.bench.ScaleBench produce PARTITIONS "NODE_JVM_OPTIONS" RECORDS
  *     # only the produce figure, twice; with -Dscale.jfr=DIR the nodes record JFR (profile settings) from the
  *     # topic creation on and dump it to DIR/node-ID.jfr before the cluster goes
  * </pre>
@@ -66,10 +67,12 @@ import java.util.stream.Stream;
  *       and a full ISR.</li>
  *   <li>{@code propagationMs} (median of 5 probes, {@code propagationMaxMs} the largest): a 1-partition topic is
  *       created through broker 1's CreateTopics RPC, whose answer carries the Raft index of the committed entry;
- *       then each broker is asked, at once, for metadata with {@code min_metadata_index} = that index — a broker
+ *       then each broker is asked in turn for metadata with {@code min_metadata_index} = that index — a broker
  *       answers as soon as its own image has applied that index (no polling; a broker whose few-second wait runs
  *       out is asked again). The figure is the time from the create answer (the commit is known) to the last
- *       broker's answer: it includes a loopback round trip. {@code commitMs} is the create call itself.</li>
+ *       broker's answer: it includes a loopback round trip. {@code commitMs} is the create call itself. A broker's
+ *       image shows a change once its metadata thread starts applying it; the logs of new partitions are created
+ *       after that, on the same thread (so a large create delays the next change, not this one).</li>
  *   <li>{@code produceRecPerSec}: the SDK producer, acks=all, 1 KiB values, {@code records} records spread round
  *       robin over every partition (at 1,000 partitions: 30 per partition), from the first send to the flush, after
  *       an untimed warm-up of a third as many.</li>
