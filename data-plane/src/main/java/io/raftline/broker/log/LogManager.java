@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -101,6 +100,12 @@ public final class LogManager {
     private final Intervals intervals;
     private final LogCleaner cleaner;
     private final Map<TopicPartitionKey, Log> logs = new ConcurrentHashMap<>();
+    /**
+     * How many of {@link #logs} each log dir holds, kept beside the map (guarded by {@code this}, like every change to
+     * the map): a new log goes to the least-used dir without counting every log again, which made creating P logs
+     * cost O(P^2).
+     */
+    private final Map<Path, Integer> logsPerDir = new HashMap<>();
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
     private final List<LogDirListener> listeners = new CopyOnWriteArrayList<>();
     private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
@@ -192,7 +197,7 @@ public final class LogManager {
             if (hw != null) {
                 log.updateHighWatermark(hw);
             }
-            logs.put(key, log);
+            track(key, log);
         }
         Files.deleteIfExists(marker);
         writeRecoveryPoints(dir);
@@ -208,28 +213,33 @@ public final class LogManager {
             }
             return existing;
         }
-        Map<Path, Integer> counts = new LinkedHashMap<>();
-        for (Path dir : logDirs) {
-            if (!offlineDirs.contains(dir)) {
-                counts.put(dir, 0);
+        // The online dir holding the fewest logs; the first of those in log.dirs order on a tie.
+        Path dir = null;
+        int fewest = Integer.MAX_VALUE;
+        for (Path d : logDirs) {
+            int n = logsPerDir.getOrDefault(d, 0);
+            if (!offlineDirs.contains(d) && n < fewest) {
+                dir = d;
+                fewest = n;
             }
         }
-        if (counts.isEmpty()) {
+        if (dir == null) {
             throw new LogException(ErrorCode.STORAGE_ERROR, "every log dir is offline: cannot create " + key.dirName());
         }
-        for (Log log : logs.values()) {
-            counts.computeIfPresent(log.dir().getParent(), (d, n) -> n + 1);
-        }
-        Path dir = counts.entrySet().stream().min(Map.Entry.comparingByValue()).orElseThrow().getKey();
         try {
             Log log = Log.open(dir.resolve(key.dirName()), topic, partition, topicId, config, 0, false, time, scheduler,
                 this::onStorageError);
-            logs.put(key, log);
+            track(key, log);
             return log;
         } catch (IOException e) {
             markDirOffline(dir, e);
             throw new LogException(ErrorCode.STORAGE_ERROR, "cannot create " + key.dirName() + " in " + dir + ": " + e, e);
         }
+    }
+
+    private void track(TopicPartitionKey key, Log log) {
+        logs.put(key, log);
+        logsPerDir.merge(log.dir().getParent(), 1, Integer::sum);
     }
 
     public Optional<Log> getLog(String topic, int partition) {
@@ -246,6 +256,7 @@ public final class LogManager {
         if (log == null) {
             return;
         }
+        logsPerDir.merge(log.dir().getParent(), -1, Integer::sum);
         log.close();
         Path target = log.dir().resolveSibling(log.dir().getFileName() + "." + UUID.randomUUID().toString().replace("-", "")
             + DELETE_DIR_SUFFIX);
@@ -446,6 +457,7 @@ public final class LogManager {
             }
         }
         logs.clear();
+        logsPerDir.clear();
         started = false;
     }
 

@@ -54,6 +54,35 @@ class LogManagerTest {
     }
 
     @Test
+    void newLogsGoToTheLeastUsedDirCountingLoadedAndDeletedLogs() throws Exception {
+        List<Path> dirs = List.of(tmp.resolve("a"), tmp.resolve("b"), tmp.resolve("c"));
+        LogManager m = manager(dirs);
+        for (int p = 0; p < 6; p++) {
+            m.getOrCreateLog("t", p, new byte[16], config);
+        }
+        assertThat(logsPerDir(m, dirs)).containsExactly(2L, 2L, 2L);
+        // deleting two logs of dir b makes it the least used: the next two logs go there
+        List<Log> inB = m.allLogs().stream().filter(l -> l.dir().getParent().endsWith("b")).toList();
+        inB.forEach(l -> m.deleteLog(l.topic(), l.partition()));
+        m.getOrCreateLog("u", 0, new byte[16], config);
+        m.getOrCreateLog("u", 1, new byte[16], config);
+        assertThat(logsPerDir(m, dirs)).containsExactly(2L, 2L, 2L);
+        m.shutdown();
+        // after a restart the loaded logs count: a dir with none gets the new one
+        Files.createDirectories(tmp.resolve("d"));
+        List<Path> four = List.of(dirs.get(0), dirs.get(1), dirs.get(2), tmp.resolve("d"));
+        LogManager again = manager(four);
+        assertThat(again.getOrCreateLog("v", 0, new byte[16], config).dir().getParent())
+            .isEqualTo(tmp.resolve("d").toAbsolutePath().normalize());
+        again.shutdown();
+    }
+
+    private static List<Long> logsPerDir(LogManager m, List<Path> dirs) {
+        return dirs.stream().map(d -> m.allLogs().stream()
+            .filter(l -> l.dir().getParent().equals(d.toAbsolutePath().normalize())).count()).toList();
+    }
+
+    @Test
     void spreadsPartitionsAndSurvivesARestart() throws Exception {
         List<Path> dirs = List.of(tmp.resolve("d1"), tmp.resolve("d2"));
         LogManager m = manager(dirs);
