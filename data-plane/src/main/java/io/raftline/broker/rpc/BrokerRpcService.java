@@ -50,7 +50,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import java.util.function.LongFunction;
 
 /**
  * The broker's whole gRPC service: the data plane of {@link DataPlaneRpc}, plus Metadata (answered from this
@@ -62,16 +61,16 @@ public final class BrokerRpcService extends DataPlaneRpc {
     private final ProducerIdManager producerIds;
     private final Map<String, String> brokerConfig;
     private final boolean autoCreateTopics;
-    private final LongFunction<CompletableFuture<Void>> awaitMetadataIndex;
+    private final ServedImage served;
 
     /** How long a read waits for this broker's image to reach the index a client asks for. */
     static final long READ_YOUR_WRITES_WAIT_MS = 5_000;
 
     public BrokerRpcService(ReplicaManager replicaManager, BrokerMetrics metrics, ControllerChannel controller,
                             ProducerIdManager producerIds, Map<String, String> brokerConfig, boolean autoCreateTopics,
-                            LongFunction<CompletableFuture<Void>> awaitMetadataIndex, RequestLimits limits) {
+                            ServedImage served, RequestLimits limits) {
         super(replicaManager, metrics, limits);
-        this.awaitMetadataIndex = awaitMetadataIndex;
+        this.served = served;
         this.controller = controller;
         this.producerIds = producerIds;
         this.brokerConfig = brokerConfig;
@@ -81,13 +80,13 @@ public final class BrokerRpcService extends DataPlaneRpc {
     // ---------------------------------------------------------------------------------------------------------
     // Metadata
 
-    /** Runs {@code answer} once this broker's image has reached {@code minIndex} (or the wait gave up). */
+    /** Runs {@code answer} once this broker's served image has reached {@code minIndex} (or the wait gave up). */
     private void afterIndex(long minIndex, Runnable answer) {
-        if (minIndex <= replicaManager.image().index()) {
+        if (minIndex <= served.current().index()) {
             answer.run();
             return;
         }
-        awaitMetadataIndex.apply(minIndex).orTimeout(READ_YOUR_WRITES_WAIT_MS, TimeUnit.MILLISECONDS)
+        served.awaitIndex(minIndex).orTimeout(READ_YOUR_WRITES_WAIT_MS, TimeUnit.MILLISECONDS)
             .whenComplete((v, e) -> answer.run());
     }
 
@@ -97,7 +96,7 @@ public final class BrokerRpcService extends DataPlaneRpc {
     }
 
     private void answerMetadata(MetadataRequest request, StreamObserver<MetadataResponse> responses) {
-        MetadataImage image = replicaManager.image();
+        MetadataImage image = served.current();
         MetadataResponse.Builder out = MetadataResponse.newBuilder()
             .setControllerId(image.controllerId())
             .setMetadataIndex(image.index());
@@ -193,7 +192,7 @@ public final class BrokerRpcService extends DataPlaneRpc {
 
     private void answerDescribeConfigs(DescribeConfigsRequest request, StreamObserver<DescribeConfigsResponse> responses) {
         DescribeConfigsResponse.Builder out = DescribeConfigsResponse.newBuilder();
-        MetadataImage image = replicaManager.image();
+        MetadataImage image = served.current();
         if (request.getResourceType() == ConfigResourceType.TOPIC) {
             if (image.topic(request.getResourceName()).isEmpty()) {
                 out.setError(error(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "topic '" + request.getResourceName()
@@ -260,10 +259,6 @@ public final class BrokerRpcService extends DataPlaneRpc {
         forward(controller::describeQuorum, request, responses);
     }
 
-    /**
-     * Sends an admin write to the controller and answers once this broker's own image holds the change, so the
-     * client's next read from this broker sees it.
-     */
     @Override
     public void addVoter(AddVoterRequest request, StreamObserver<AddVoterResponse> responses) {
         forward(controller::addVoter, request, responses);
@@ -274,6 +269,11 @@ public final class BrokerRpcService extends DataPlaneRpc {
         forward(controller::removeVoter, request, responses);
     }
 
+    /**
+     * Sends an admin write to the controller and answers once this broker's served image holds the change, so the
+     * client's next read from this broker sees it. The answer does not wait for this broker's replicas to apply the
+     * change (e.g. a new topic's logs to be created): see {@link ServedImage}.
+     */
     private <Q, R extends Message> void forward(Function<Q, CompletableFuture<R>> call, Q request, StreamObserver<R> responses) {
         call.apply(request).whenComplete((response, err) -> {
             if (err != null) {
