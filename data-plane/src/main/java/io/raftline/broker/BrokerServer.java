@@ -71,6 +71,8 @@ public final class BrokerServer implements AutoCloseable {
     private volatile boolean caughtUp;
     /** What metadata reads and forwarded admin writes are answered from (published before the replicas apply it). */
     private final ServedImage servedImage = new ServedImage();
+    /** The image the replicas have applied (behind {@link #servedImage} while a change is being applied). */
+    private final ServedImage appliedImage = new ServedImage();
     /**
      * Applies metadata changes to the replicas, in order, off the metadata follower's thread: creating a new topic's
      * logs costs fsyncs, and the follower must keep publishing newer images meanwhile (see {@link ServedImage}).
@@ -136,7 +138,7 @@ public final class BrokerServer implements AutoCloseable {
         replicaManager.setIsrChangeListener(metrics::isrChanged);
         scheduler.scheduleWithFixedDelay(metrics::refresh, 1, 5, TimeUnit.SECONDS);
         BrokerRpcService service = new BrokerRpcService(replicaManager, metrics, metadata.channel(), producerIds,
-            config.originals(), config.getBoolean("auto.create.topics.enable"), servedImage,
+            config.originals(), config.getBoolean("auto.create.topics.enable"), servedImage, appliedImage,
             new RequestLimits(config.getInt("produce.stream.max.in.flight.requests"), config.getInt("queued.max.requests"),
                 config.getLong("queued.max.request.bytes"), config.getInt("fetch.stream.max.in.flight.requests"),
                 config.getInt("fetch.max.bytes")));
@@ -230,6 +232,7 @@ public final class BrokerServer implements AutoCloseable {
         } catch (RuntimeException e) {
             LOG.error("broker {} failed to apply metadata at index {}", config.nodeId(), image.index(), e);
         }
+        appliedImage.publish(image);
     }
 
     private void checkCaughtUp() {
@@ -255,6 +258,7 @@ public final class BrokerServer implements AutoCloseable {
         MetadataDelta everything = MetadataDelta.replayAll(MetadataImage.EMPTY, image.index(), image.toRecords());
         // Served only after this first full apply: a restarted broker answers no reads before its replicas are set up.
         replicaManager.applyDelta(everything, image);
+        appliedImage.publish(image);
         servedImage.publish(image);
     }
 

@@ -17,6 +17,8 @@ import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerInfo;
 import io.raftline.protocol.broker.DescribeConfigsRequest;
 import io.raftline.protocol.broker.DescribeConfigsResponse;
+import io.raftline.protocol.broker.DescribeLogsRequest;
+import io.raftline.protocol.broker.DescribeLogsResponse;
 import io.raftline.protocol.broker.InitProducerIdRequest;
 import io.raftline.protocol.broker.InitProducerIdResponse;
 import io.raftline.protocol.broker.MetadataRequest;
@@ -62,15 +64,17 @@ public final class BrokerRpcService extends DataPlaneRpc {
     private final Map<String, String> brokerConfig;
     private final boolean autoCreateTopics;
     private final ServedImage served;
+    private final ServedImage applied;
 
     /** How long a read waits for this broker's image to reach the index a client asks for. */
     static final long READ_YOUR_WRITES_WAIT_MS = 5_000;
 
     public BrokerRpcService(ReplicaManager replicaManager, BrokerMetrics metrics, ControllerChannel controller,
                             ProducerIdManager producerIds, Map<String, String> brokerConfig, boolean autoCreateTopics,
-                            ServedImage served, RequestLimits limits) {
+                            ServedImage served, ServedImage applied, RequestLimits limits) {
         super(replicaManager, metrics, limits);
         this.served = served;
+        this.applied = applied;
         this.controller = controller;
         this.producerIds = producerIds;
         this.brokerConfig = brokerConfig;
@@ -88,6 +92,22 @@ public final class BrokerRpcService extends DataPlaneRpc {
         }
         served.awaitIndex(minIndex).orTimeout(READ_YOUR_WRITES_WAIT_MS, TimeUnit.MILLISECONDS)
             .whenComplete((v, e) -> answer.run());
+    }
+
+    /**
+     * Answers once this broker's replicas have applied the metadata up to the index the client asks for (or the wait
+     * gave up): a log described right after its topic was created exists here, although the create call did not wait
+     * for it (see {@link ServedImage}).
+     */
+    @Override
+    public void describeLogs(DescribeLogsRequest request, StreamObserver<DescribeLogsResponse> responses) {
+        long minIndex = request.getMinMetadataIndex();
+        if (minIndex <= applied.current().index()) {
+            super.describeLogs(request, responses);
+            return;
+        }
+        applied.awaitIndex(minIndex).orTimeout(READ_YOUR_WRITES_WAIT_MS, TimeUnit.MILLISECONDS)
+            .whenComplete((v, e) -> super.describeLogs(request, responses));
     }
 
     @Override

@@ -7,7 +7,8 @@ import java.util.PriorityQueue;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The metadata image this broker answers metadata reads from, and read-your-writes waits on it.
+ * A metadata image a broker has reached, and read-your-writes waits on its index. The broker keeps two: the one it
+ * answers metadata reads from (served), and the one its replicas have applied.
  *
  * <p>Why apart from the replica manager's image: the broker publishes a change here first and only then applies it
  * to its replicas (creating a new topic's logs costs several fsyncs per partition). Admin writes forwarded to the
