@@ -256,7 +256,8 @@ public final class BrokerServer implements AutoCloseable {
         LOG.info("broker {} caught up with the metadata at index {}", config.nodeId(), image.index());
         replicaManager.deleteStrayLogs(image);
         MetadataDelta everything = MetadataDelta.replayAll(MetadataImage.EMPTY, image.index(), image.toRecords());
-        // Served only after this first full apply: a restarted broker answers no reads before its replicas are set up.
+        // Served only after this first full apply: until then reads that name an index wait (as before: the replicas'
+        // image was empty until here).
         replicaManager.applyDelta(everything, image);
         appliedImage.publish(image);
         servedImage.publish(image);
