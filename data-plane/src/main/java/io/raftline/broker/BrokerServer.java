@@ -21,6 +21,7 @@ import io.raftline.broker.replica.TopicPartition;
 import io.raftline.broker.rpc.BrokerRpcService;
 import io.raftline.broker.rpc.ProducerIdManager;
 import io.raftline.broker.rpc.RequestLimits;
+import io.raftline.broker.rpc.ServedImage;
 import io.raftline.common.Time;
 import io.raftline.metadata.client.BrokerLifecycleManager;
 import io.raftline.metadata.client.BrokerMetadataClient;
@@ -71,6 +72,16 @@ public final class BrokerServer implements AutoCloseable {
     private ExecutorGroupScheduler groupScheduler;
     private ExecutorService groupLoader;
     private volatile boolean caughtUp;
+    /** What metadata reads and forwarded admin writes are answered from (published before the replicas apply it). */
+    private final ServedImage servedImage = new ServedImage();
+    /** The image the replicas have applied (behind {@link #servedImage} while a change is being applied). */
+    private final ServedImage appliedImage = new ServedImage();
+    /**
+     * Applies metadata changes to the replicas, in order, off the metadata follower's thread: creating a new topic's
+     * logs costs fsyncs, and the follower must keep publishing newer images meanwhile (see {@link ServedImage}).
+     */
+    private final ExecutorService replicaApplier;
+    private volatile boolean closing;
     /** Serialises metadata application between the follower's thread and the catch-up timer. */
     private final Object metadataLock = new Object();
 
@@ -81,6 +92,7 @@ public final class BrokerServer implements AutoCloseable {
         this.registry = registry;
         this.scheduler = Executors.newScheduledThreadPool(2, daemon("broker-scheduler"));
         this.requestExecutor = Executors.newFixedThreadPool(config.getInt("num.io.threads"), daemon("broker-request"));
+        this.replicaApplier = Executors.newSingleThreadExecutor(daemon("replica-applier"));
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String prefix) {
@@ -129,7 +141,7 @@ public final class BrokerServer implements AutoCloseable {
         replicaManager.setIsrChangeListener(metrics::isrChanged);
         scheduler.scheduleWithFixedDelay(metrics::refresh, 1, 5, TimeUnit.SECONDS);
         BrokerRpcService service = new BrokerRpcService(replicaManager, metrics, metadata.channel(), producerIds,
-            config.originals(), config.getBoolean("auto.create.topics.enable"), index -> metadata.follower().awaitIndex(index),
+            config.originals(), config.getBoolean("auto.create.topics.enable"), servedImage, appliedImage,
             new RequestLimits(config.getInt("produce.stream.max.in.flight.requests"), config.getInt("queued.max.requests"),
                 config.getLong("queued.max.request.bytes"), config.getInt("fetch.stream.max.in.flight.requests"),
                 config.getInt("fetch.max.bytes")));
@@ -205,11 +217,27 @@ public final class BrokerServer implements AutoCloseable {
                     maybeCatchUp(image);
                     return;
                 }
-                replicaManager.applyDelta(delta, image);
+                servedImage.publish(image);
+                if (!closing) {
+                    replicaApplier.execute(() -> applyToReplicas(delta, image));
+                }
             } catch (RuntimeException e) {
                 LOG.error("broker {} failed to apply metadata at index {}", config.nodeId(), image.index(), e);
             }
         }
+    }
+
+    /** On the replica applier's thread, in the order the follower saw the changes. */
+    private void applyToReplicas(MetadataDelta delta, MetadataImage image) {
+        if (closing) {
+            return;
+        }
+        try {
+            replicaManager.applyDelta(delta, image);
+        } catch (RuntimeException e) {
+            LOG.error("broker {} failed to apply metadata at index {}", config.nodeId(), image.index(), e);
+        }
+        appliedImage.publish(image);
     }
 
     private void checkCaughtUp() {
@@ -233,7 +261,11 @@ public final class BrokerServer implements AutoCloseable {
         LOG.info("broker {} caught up with the metadata at index {}", config.nodeId(), image.index());
         replicaManager.deleteStrayLogs(image);
         MetadataDelta everything = MetadataDelta.replayAll(MetadataImage.EMPTY, image.index(), image.toRecords());
+        // Served only after this first full apply: until then reads that name an index wait (as before: the replicas'
+        // image was empty until here).
         replicaManager.applyDelta(everything, image);
+        appliedImage.publish(image);
+        servedImage.publish(image);
     }
 
     /** Null when ready: caught up with the metadata and unfenced; otherwise why not. */
@@ -266,6 +298,7 @@ public final class BrokerServer implements AutoCloseable {
 
     @Override
     public void close() {
+        closing = true;
         if (server != null) {
             server.shutdown();
         }
@@ -273,6 +306,15 @@ public final class BrokerServer implements AutoCloseable {
             groupCoordinator.shutdown();
             groupScheduler.close();
             groupLoader.shutdownNow();
+        }
+        // Let a change being applied finish (an interrupt would fail its file I/O and take the log dir offline).
+        replicaApplier.shutdown();
+        try {
+            if (!replicaApplier.awaitTermination(5, TimeUnit.SECONDS)) {
+                LOG.warn("broker {}: metadata still being applied to the replicas at close", config.nodeId());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
         if (replicaManager != null) {
             replicaManager.close();

@@ -514,7 +514,8 @@ final class RaftlineAdmin implements Admin {
                 out.put(id, CompletableFuture.failedFuture(new ApiException("Broker " + id + " is not in the cluster metadata")));
                 continue;
             }
-            DescribeLogsRequest request = DescribeLogsRequest.getDefaultInstance();
+            // Read-your-writes: a log described right after this client created its topic exists on the broker.
+            DescribeLogsRequest request = DescribeLogsRequest.newBuilder().setMinMetadataIndex(lastWriteIndex.get()).build();
             out.put(id, pool.get(node).<DescribeLogsResponse>unary((s, o) -> s.describeLogs(request, o), perBrokerTimeout.toMillis())
                 .thenApply(r -> r.getReplicasList().stream().filter(x -> x.getError().getCode() == ErrorCode.NONE)
                     .map(x -> new ReplicaLogInfo(id, new TopicPartition(x.getTopic(), x.getPartition()), x.getIsLeader(),

@@ -17,6 +17,8 @@ import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerInfo;
 import io.raftline.protocol.broker.DescribeConfigsRequest;
 import io.raftline.protocol.broker.DescribeConfigsResponse;
+import io.raftline.protocol.broker.DescribeLogsRequest;
+import io.raftline.protocol.broker.DescribeLogsResponse;
 import io.raftline.protocol.broker.InitProducerIdRequest;
 import io.raftline.protocol.broker.InitProducerIdResponse;
 import io.raftline.protocol.broker.MetadataRequest;
@@ -50,7 +52,6 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
-import java.util.function.LongFunction;
 
 /**
  * The broker's whole gRPC service: the data plane of {@link DataPlaneRpc}, plus Metadata (answered from this
@@ -62,16 +63,18 @@ public final class BrokerRpcService extends DataPlaneRpc {
     private final ProducerIdManager producerIds;
     private final Map<String, String> brokerConfig;
     private final boolean autoCreateTopics;
-    private final LongFunction<CompletableFuture<Void>> awaitMetadataIndex;
+    private final ServedImage served;
+    private final ServedImage applied;
 
     /** How long a read waits for this broker's image to reach the index a client asks for. */
     static final long READ_YOUR_WRITES_WAIT_MS = 5_000;
 
     public BrokerRpcService(ReplicaManager replicaManager, BrokerMetrics metrics, ControllerChannel controller,
                             ProducerIdManager producerIds, Map<String, String> brokerConfig, boolean autoCreateTopics,
-                            LongFunction<CompletableFuture<Void>> awaitMetadataIndex, RequestLimits limits) {
+                            ServedImage served, ServedImage applied, RequestLimits limits) {
         super(replicaManager, metrics, limits);
-        this.awaitMetadataIndex = awaitMetadataIndex;
+        this.served = served;
+        this.applied = applied;
         this.controller = controller;
         this.producerIds = producerIds;
         this.brokerConfig = brokerConfig;
@@ -81,14 +84,30 @@ public final class BrokerRpcService extends DataPlaneRpc {
     // ---------------------------------------------------------------------------------------------------------
     // Metadata
 
-    /** Runs {@code answer} once this broker's image has reached {@code minIndex} (or the wait gave up). */
+    /** Runs {@code answer} once this broker's served image has reached {@code minIndex} (or the wait gave up). */
     private void afterIndex(long minIndex, Runnable answer) {
-        if (minIndex <= replicaManager.image().index()) {
+        if (minIndex <= served.current().index()) {
             answer.run();
             return;
         }
-        awaitMetadataIndex.apply(minIndex).orTimeout(READ_YOUR_WRITES_WAIT_MS, TimeUnit.MILLISECONDS)
+        served.awaitIndex(minIndex).orTimeout(READ_YOUR_WRITES_WAIT_MS, TimeUnit.MILLISECONDS)
             .whenComplete((v, e) -> answer.run());
+    }
+
+    /**
+     * Answers once this broker's replicas have applied the metadata up to the index the client asks for (or the wait
+     * gave up): a log described right after its topic was created exists here, although the create call did not wait
+     * for it (see {@link ServedImage}).
+     */
+    @Override
+    public void describeLogs(DescribeLogsRequest request, StreamObserver<DescribeLogsResponse> responses) {
+        long minIndex = request.getMinMetadataIndex();
+        if (minIndex <= applied.current().index()) {
+            super.describeLogs(request, responses);
+            return;
+        }
+        applied.awaitIndex(minIndex).orTimeout(READ_YOUR_WRITES_WAIT_MS, TimeUnit.MILLISECONDS)
+            .whenComplete((v, e) -> super.describeLogs(request, responses));
     }
 
     @Override
@@ -97,7 +116,7 @@ public final class BrokerRpcService extends DataPlaneRpc {
     }
 
     private void answerMetadata(MetadataRequest request, StreamObserver<MetadataResponse> responses) {
-        MetadataImage image = replicaManager.image();
+        MetadataImage image = served.current();
         MetadataResponse.Builder out = MetadataResponse.newBuilder()
             .setControllerId(image.controllerId())
             .setMetadataIndex(image.index());
@@ -193,7 +212,7 @@ public final class BrokerRpcService extends DataPlaneRpc {
 
     private void answerDescribeConfigs(DescribeConfigsRequest request, StreamObserver<DescribeConfigsResponse> responses) {
         DescribeConfigsResponse.Builder out = DescribeConfigsResponse.newBuilder();
-        MetadataImage image = replicaManager.image();
+        MetadataImage image = served.current();
         if (request.getResourceType() == ConfigResourceType.TOPIC) {
             if (image.topic(request.getResourceName()).isEmpty()) {
                 out.setError(error(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "topic '" + request.getResourceName()
@@ -260,10 +279,6 @@ public final class BrokerRpcService extends DataPlaneRpc {
         forward(controller::describeQuorum, request, responses);
     }
 
-    /**
-     * Sends an admin write to the controller and answers once this broker's own image holds the change, so the
-     * client's next read from this broker sees it.
-     */
     @Override
     public void addVoter(AddVoterRequest request, StreamObserver<AddVoterResponse> responses) {
         forward(controller::addVoter, request, responses);
@@ -274,6 +289,11 @@ public final class BrokerRpcService extends DataPlaneRpc {
         forward(controller::removeVoter, request, responses);
     }
 
+    /**
+     * Sends an admin write to the controller and answers once this broker's served image holds the change, so the
+     * client's next read from this broker sees it. The answer does not wait for this broker's replicas to apply the
+     * change (e.g. a new topic's logs to be created): see {@link ServedImage}.
+     */
     private <Q, R extends Message> void forward(Function<Q, CompletableFuture<R>> call, Q request, StreamObserver<R> responses) {
         call.apply(request).whenComplete((response, err) -> {
             if (err != null) {
