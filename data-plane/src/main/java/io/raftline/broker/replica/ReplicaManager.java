@@ -66,6 +66,8 @@ public final class ReplicaManager implements AutoCloseable {
     private volatile MetadataImage image = MetadataImage.EMPTY;
     private volatile boolean fenced;
     private final AtomicBoolean isrCheckQueued = new AtomicBoolean();
+    /** The period of the ISR check (shrinks, and expansions a fetch did not trigger). */
+    private final long isrCheckMs;
     private volatile IsrChangeListener isrListener = (shrinks, expands) -> { };
 
     /** Told of each ISR change the controller accepted (for the shrink/expand counters). */
@@ -102,17 +104,13 @@ public final class ReplicaManager implements AutoCloseable {
         this.alterPartition = alterPartition;
         this.brokerEpoch = brokerEpoch;
         this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
+        this.isrCheckMs = Math.max(50, Math.min(replicaLagTimeMaxMs / 2, 2_500));
         this.fetchManager = new FetchManager(this, scheduler);
         this.fetcherManager = new ReplicaFetcherManager(brokerId, this, fetcherSettings);
     }
 
     public void startup() {
-        scheduler.scheduleWithFixedDelay(this::maybeChangeIsr, isrCheckMs(), isrCheckMs(), TimeUnit.MILLISECONDS);
-    }
-
-    /** The period of the ISR check (shrinks, and expansions a fetch did not trigger). */
-    private long isrCheckMs() {
-        return Math.max(50, Math.min(replicaLagTimeMaxMs / 2, 2_500));
+        scheduler.scheduleWithFixedDelay(this::maybeChangeIsr, isrCheckMs, isrCheckMs, TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -121,7 +119,7 @@ public final class ReplicaManager implements AutoCloseable {
      * caught up). Runs on the fetch path: the check itself goes to the scheduler, at most one queued at a time.
      */
     void onFollowerFetch(Partition partition, int replicaId, long fetchOffset) {
-        if (partition.updateFollowerFetchState(replicaId, fetchOffset, isrCheckMs())
+        if (partition.updateFollowerFetchState(replicaId, fetchOffset, isrCheckMs)
             && isrCheckQueued.compareAndSet(false, true)) {
             scheduler.execute(() -> {
                 isrCheckQueued.set(false);

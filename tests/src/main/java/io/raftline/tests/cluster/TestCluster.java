@@ -54,6 +54,18 @@ public final class TestCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Settings for group tests: short sessions allowed, no initial rebalance delay, {@code offsetsPartitions}
+         * partitions of __consumer_offsets replicated 3 times, and followers out of the ISR after 3 s.
+         */
+        public Builder groupTesting(int offsetsPartitions) {
+            return config("group.min.session.timeout.ms", "1000")
+                .config("group.initial.rebalance.delay.ms", "0")
+                .config("offsets.topic.num.partitions", Integer.toString(offsetsPartitions))
+                .config("offsets.topic.replication.factor", "3")
+                .config("replica.lag.time.max.ms", "3000");
+        }
+
         public Builder heap(String heapOpts) {
             this.heap = heapOpts;
             return this;
@@ -187,10 +199,13 @@ public final class TestCluster implements AutoCloseable {
         return admin;
     }
 
-    /** Client properties with {@code bootstrap.servers} set to this cluster's brokers. */
-    public Properties clientProperties() {
+    /** Client properties with {@code bootstrap.servers} set to this cluster's brokers, then the given key/value pairs. */
+    public Properties clientProperties(String... keyValues) {
         Properties props = new Properties();
         props.setProperty("bootstrap.servers", bootstrap());
+        for (int i = 0; i + 1 < keyValues.length; i += 2) {
+            props.setProperty(keyValues[i], keyValues[i + 1]);
+        }
         return props;
     }
 

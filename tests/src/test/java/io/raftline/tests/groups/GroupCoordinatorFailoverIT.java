@@ -42,12 +42,7 @@ class GroupCoordinatorFailoverIT {
 
     @BeforeAll
     static void start() {
-        cluster = TestCluster.builder().combined(3)
-            .config("group.min.session.timeout.ms", "1000")
-            .config("group.initial.rebalance.delay.ms", "0")
-            .config("offsets.topic.num.partitions", "3")
-            .config("offsets.topic.replication.factor", "3")
-            .config("replica.lag.time.max.ms", "3000")
+        cluster = TestCluster.builder().combined(3).groupTesting(3)
             .start();
         admin = cluster.admin();
         producer = new RaftlineProducer<>(cluster.clientProperties(), new StringSerializer(), new StringSerializer());

@@ -58,12 +58,7 @@ class GroupFailoverIT {
 
     @BeforeAll
     static void start() throws Exception {
-        cluster = TestCluster.builder().combined(3)
-            .config("group.min.session.timeout.ms", "1000")
-            .config("group.initial.rebalance.delay.ms", "0")
-            .config("offsets.topic.num.partitions", "6")
-            .config("offsets.topic.replication.factor", "3")
-            .config("replica.lag.time.max.ms", "3000")
+        cluster = TestCluster.builder().combined(3).groupTesting(6)
             .start();
         admin = cluster.admin();
         producer = new RaftlineProducer<>(cluster.clientProperties(), new StringSerializer(), new StringSerializer());

@@ -53,12 +53,7 @@ class GroupsIT {
 
     @BeforeAll
     static void start() {
-        cluster = TestCluster.builder().combined(3)
-            .config("group.min.session.timeout.ms", "1000")
-            .config("group.initial.rebalance.delay.ms", "0")
-            .config("offsets.topic.num.partitions", "6")
-            .config("offsets.topic.replication.factor", "3")
-            .config("replica.lag.time.max.ms", "3000")
+        cluster = TestCluster.builder().combined(3).groupTesting(6)
             .start();
         admin = cluster.admin();
         cli = new Cli(cluster.bootstrap());

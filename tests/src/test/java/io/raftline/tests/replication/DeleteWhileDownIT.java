@@ -46,23 +46,18 @@ class DeleteWhileDownIT {
     @BeforeAll
     static void start() {
         cluster = TestCluster.builder().combined(3).config("replica.lag.time.max.ms", "5000").start();
-        admin = Admin.create(props());
+        admin = cluster.admin();
     }
 
     @AfterAll
     static void stop() {
-        if (admin != null) {
-            admin.close();
-        }
         if (cluster != null) {
             cluster.close();
         }
     }
 
     private static Properties props() {
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", cluster.bootstrap());
-        return props;
+        return cluster.clientProperties();
     }
 
     private static void produce(String topic, int partitions, String prefix, int count, String acks) throws Exception {

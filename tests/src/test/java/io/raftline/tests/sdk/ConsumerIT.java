@@ -57,7 +57,7 @@ class ConsumerIT {
     @BeforeAll
     static void start() {
         cluster = TestCluster.builder().combined(1).start();
-        admin = Admin.create(props());
+        admin = cluster.admin();
         producer = new RaftlineProducer<>(props(), new StringSerializer(), new StringSerializer());
     }
 
@@ -66,21 +66,13 @@ class ConsumerIT {
         if (producer != null) {
             producer.close(Duration.ofSeconds(5));
         }
-        if (admin != null) {
-            admin.close();
-        }
         if (cluster != null) {
             cluster.close();
         }
     }
 
     private static Properties props(String... kv) {
-        Properties p = new Properties();
-        p.setProperty("bootstrap.servers", cluster.bootstrap());
-        for (int i = 0; i + 1 < kv.length; i += 2) {
-            p.setProperty(kv[i], kv[i + 1]);
-        }
-        return p;
+        return cluster.clientProperties(kv);
     }
 
     private static RaftlineConsumer<String, String> consumer(String... kv) {

@@ -54,26 +54,18 @@ class ProducerIT {
         cluster = TestCluster.builder().combined(3)
             .config("replica.lag.time.max.ms", "3000")
             .start();
-        admin = Admin.create(props());
+        admin = cluster.admin();
     }
 
     @AfterAll
     static void stop() {
-        if (admin != null) {
-            admin.close();
-        }
         if (cluster != null) {
             cluster.close();
         }
     }
 
     private static Properties props(String... kv) {
-        Properties p = new Properties();
-        p.setProperty("bootstrap.servers", cluster.bootstrap());
-        for (int i = 0; i + 1 < kv.length; i += 2) {
-            p.setProperty(kv[i], kv[i + 1]);
-        }
-        return p;
+        return cluster.clientProperties(kv);
     }
 
     private static Map<String, Object> config(String... kv) {

@@ -247,18 +247,12 @@ public final class Metadata {
                 String why = topicError != null ? topicError.getMessage() : last != null ? last.getMessage() : "not in metadata";
                 throw new TimeoutException("Topic " + topic + " not present in metadata after the wait: " + why);
             }
-            CompletableFuture<Cluster> f = refreshAfterBackoff();
-            try {
-                Cluster refreshed = f.get(remaining, TimeUnit.MILLISECONDS);
-                if (!refreshed.partitionsForTopic(topic).isEmpty()) {
-                    continue;
-                }
-            } catch (InterruptedException e) {
-                throw new InterruptException(e);
-            } catch (ExecutionException e) {
-                last = GrpcErrors.toException(e, "metadata");
-            } catch (java.util.concurrent.TimeoutException e) {
-                last = new TimeoutException("metadata request did not finish in time");
+            Refreshed r = refreshWithin(remaining);
+            if (r.cluster() != null && !r.cluster().partitionsForTopic(topic).isEmpty()) {
+                continue;
+            }
+            if (r.error() != null) {
+                last = r.error();
             }
             backoffIfRecentlyTried(deadlineMs);
         }
@@ -282,12 +276,11 @@ public final class Metadata {
                     + (last == null ? "" : ": " + last.getMessage()));
             }
             // Always a fresh answer: the caller asks because its snapshot may be stale.
-            CompletableFuture<Cluster> f = refreshAfterBackoff();
-            try {
-                Cluster refreshed = f.get(remaining, TimeUnit.MILLISECONDS);
+            Refreshed r = refreshWithin(remaining);
+            if (r.cluster() != null) {
                 ApiException topicError = topicError(topic);
                 if (topicError == null) {
-                    return refreshed.partitionsForTopic(topic);
+                    return r.cluster().partitionsForTopic(topic);
                 }
                 if (topicError instanceof UnknownTopicOrPartitionException) {
                     return List.of();
@@ -296,15 +289,29 @@ public final class Metadata {
                     throw topicError;
                 }
                 last = topicError;
-            } catch (InterruptedException e) {
-                throw new InterruptException(e);
-            } catch (ExecutionException e) {
-                last = GrpcErrors.toException(e, "metadata");
-            } catch (java.util.concurrent.TimeoutException e) {
-                last = new TimeoutException("metadata request did not finish in time");
+            } else {
+                last = r.error();
             }
             LOG.debug("metadata of topic {} not available yet, retrying: {}", topic, last.getMessage());
             backoffIfRecentlyTried(deadlineMs);
+        }
+    }
+
+    /** A refresh's answer, or (cluster null) the error that stands for a failed or late one. */
+    private record Refreshed(Cluster cluster, RaftlineException error) {
+    }
+
+    /** Asks for fresh metadata and waits for it up to {@code remainingMs}. */
+    private Refreshed refreshWithin(long remainingMs) {
+        CompletableFuture<Cluster> f = refreshAfterBackoff();
+        try {
+            return new Refreshed(f.get(remainingMs, TimeUnit.MILLISECONDS), null);
+        } catch (InterruptedException e) {
+            throw new InterruptException(e);
+        } catch (ExecutionException e) {
+            return new Refreshed(null, GrpcErrors.toException(e, "metadata"));
+        } catch (java.util.concurrent.TimeoutException e) {
+            return new Refreshed(null, new TimeoutException("metadata request did not finish in time"));
         }
     }
 
