@@ -22,8 +22,6 @@ import io.raftline.client.internals.net.RequestMetrics;
 import io.raftline.client.internals.net.GrpcErrors;
 import io.raftline.common.SystemTime;
 import io.raftline.common.Time;
-import io.raftline.protocol.broker.MetadataRequest;
-import io.raftline.protocol.broker.MetadataResponse;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.ConcurrentModificationException;
@@ -682,19 +680,13 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
     public Map<String, List<PartitionInfo>> listTopics() {
         acquire();
         try {
-            MetadataRequest request = MetadataRequest.newBuilder().setAllTopics(true).build();
-            MetadataResponse response = pool.get(metadata.pickNode())
-                .<MetadataResponse>unary((s, o) -> s.metadata(request, o), defaultApiTimeoutMs).get();
-            Cluster cluster = Metadata.toCluster(response, null);
+            // Retries a failed or late request on another broker every retry.backoff.ms until default.api.timeout.ms.
+            Cluster cluster = metadata.fetchAllTopics(time.hiResMilliseconds() + defaultApiTimeoutMs);
             Map<String, List<PartitionInfo>> out = new HashMap<>();
             for (String t : cluster.topics()) {
                 out.put(t, cluster.partitionsForTopic(t));
             }
             return out;
-        } catch (InterruptedException e) {
-            throw new InterruptException(e);
-        } catch (ExecutionException e) {
-            throw GrpcErrors.toException(e, "metadata");
         } finally {
             release();
         }

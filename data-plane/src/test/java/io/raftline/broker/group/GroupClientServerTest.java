@@ -256,18 +256,41 @@ class GroupClientServerTest {
     @Test
     void cooperativeMembersKeepTheirPartitionsWhileANewcomerJoins() throws Exception {
         broker(1).leadAll(1);
+        // One member at a time: two members started together may or may not make the first generation together (the
+        // coordinator completes a join at once with no initial rebalance delay), so a's history would depend on timing.
         Member a = member("a", "cooperative-sticky");
+        awaitBalanced(List.of(a), 6);
+        Set<TopicPartition> aAlone = a.owned();
+        int mark = a.events.size();
         Member b = member("b", "cooperative-sticky");
         awaitBalanced(List.of(a, b), 3, 3);
+        // a gave up exactly the three partitions that moved to b, and kept the rest throughout.
+        assertThat(aAlone).containsAll(a.owned());
+        assertThat(revocationsSince(a, mark)).containsExactly("revoked 3");
+
         Set<TopicPartition> aBefore = a.owned();
+        Set<TopicPartition> bBefore = b.owned();
+        int aMark = a.events.size();
+        int bMark = b.events.size();
         Member c = member("c", "cooperative-sticky");
         awaitBalanced(List.of(a, b, c), 2, 2, 2);
-        // a gave up exactly one partition and never the rest.
+        // a and b each gave up exactly one partition and never the rest.
         assertThat(aBefore).containsAll(a.owned());
-        assertThat(a.events.stream().filter(e -> e.startsWith("revoked"))).containsExactly("revoked 1");
+        assertThat(bBefore).containsAll(b.owned());
+        assertThat(revocationsSince(a, aMark)).containsExactly("revoked 1");
+        assertThat(revocationsSince(b, bMark)).containsExactly("revoked 1");
+        // No member was fenced on the way: nothing was lost.
+        for (Member m : List.of(a, b, c)) {
+            assertThat(m.events).noneMatch(e -> e.startsWith("lost"));
+        }
         // ...whose offset it committed while giving it up.
         TopicPartition moved = aBefore.stream().filter(tp -> !a.owned().contains(tp)).findFirst().orElseThrow();
         assertThat(c.client.fetchCommitted(Set.of(moved), 5000)).containsEntry(moved, new CommittedOffset(100 + moved.partition()));
+    }
+
+    /** The revocations {@code m}'s listener saw after its first {@code mark} events. */
+    private static List<String> revocationsSince(Member m, int mark) {
+        return m.events.subList(mark, m.events.size()).stream().filter(e -> e.startsWith("revoked")).toList();
     }
 
     @Test

@@ -46,6 +46,8 @@ import org.slf4j.LoggerFactory;
 public final class Metadata {
 
     private static final Logger LOG = LoggerFactory.getLogger(Metadata.class);
+    /** How much longer than a call's own deadline {@link #fetchAllTopics} waits for it before giving the attempt up. */
+    private static final long ATTEMPT_WAIT_SLACK_MS = 1000;
 
     private final List<Node> bootstrap;
     private final ConnectionPool pool;
@@ -294,6 +296,55 @@ public final class Metadata {
             }
             LOG.debug("metadata of topic {} not available yet, retrying: {}", topic, last.getMessage());
             backoffIfRecentlyTried(deadlineMs);
+        }
+    }
+
+    /**
+     * What the consumer's {@code listTopics} answers: every topic in the cluster, from a Metadata request of its own
+     * (the cache and the topics it follows stay as they are). A broker that is down, restarting or slow fails the
+     * attempt, not the call: the next attempt goes to another broker after {@code retry.backoff.ms}, until
+     * {@code deadlineMs} (monotonic clock); each attempt waits at most {@code request.timeout.ms}. A non-retriable
+     * failure (the broker broke the contract) fails at once.
+     *
+     * @throws TimeoutException when no broker answered by the deadline
+     */
+    public Cluster fetchAllTopics(long deadlineMs) {
+        MetadataRequest request = MetadataRequest.newBuilder().setAllTopics(true).build();
+        RaftlineException last = null;
+        while (true) {
+            long startMs = time.hiResMilliseconds();
+            long remaining = deadlineMs - startMs;
+            if (remaining <= 0) {
+                throw new TimeoutException("Timeout expired while listing topics" + (last == null ? "" : ": " + last.getMessage()));
+            }
+            BrokerConnection conn = pool.get(pickNode());
+            long attemptMs = Math.min(requestTimeoutMs, remaining);
+            try {
+                // The call's own deadline ends it; the wait on the future is a backstop a little longer than that.
+                MetadataResponse response = conn.<MetadataResponse>unary((s, o) -> s.metadata(request, o), attemptMs)
+                    .get(attemptMs + ATTEMPT_WAIT_SLACK_MS, TimeUnit.MILLISECONDS);
+                return toCluster(response, null);
+            } catch (InterruptedException e) {
+                throw new InterruptException(e);
+            } catch (ExecutionException e) {
+                RaftlineException error = GrpcErrors.toException(e, conn.address());
+                if (!(error instanceof RetriableException)) {
+                    throw error;
+                }
+                last = error;
+            } catch (java.util.concurrent.TimeoutException e) {
+                last = new TimeoutException("No response from " + conn.address() + " in time", e);
+            }
+            nodeFailed();
+            LOG.debug("listing topics failed, retrying with another broker: {}", last.getMessage());
+            long wait = Math.min(refreshBackoffMs - (time.hiResMilliseconds() - startMs), deadlineMs - time.hiResMilliseconds());
+            if (wait > 0) {
+                try {
+                    time.sleep(wait);
+                } catch (InterruptedException e) {
+                    throw new InterruptException(e);
+                }
+            }
         }
     }
 
