@@ -521,8 +521,12 @@ public final class Partition {
                 }
             }
             for (FollowerState state : followers.values()) {
+                // After a refusal (the follower's broker is fenced, e.g. dead), only a follower that has fetched
+                // since is proposed again: a dead one stays caught up by offsets while nothing is written, and
+                // would otherwise be proposed at every check until the lag window ends.
                 if (!isr.contains(state.replicaId) && state.logEndOffset >= highWatermark
-                    && state.logEndOffset >= leaderEpochStartOffset && now - state.lastCaughtUpTimeMs <= lagMaxMs) {
+                    && state.logEndOffset >= leaderEpochStartOffset && now - state.lastCaughtUpTimeMs <= lagMaxMs
+                    && state.lastFetchTimeMs > isrRefusedAtMs) {
                     next.add(state.replicaId);
                     in.add(state.replicaId);
                 }

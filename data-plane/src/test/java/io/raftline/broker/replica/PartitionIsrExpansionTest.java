@@ -41,4 +41,26 @@ class PartitionIsrExpansionTest {
             assertThat(partition.updateFollowerFetchState(3, 10, BACKOFF_MS)).as("in the ISR now").isFalse();
         }
     }
+
+    @Test
+    void aRefusedFollowerThatStopsFetchingIsNotProposedAgain() throws Exception {
+        try (PartitionFixture f = new PartitionFixture(tmp, List.of(1, 2, 3), List.of(1, 2))) {
+            Partition partition = f.partition;
+            partition.appendAsLeader(PartitionFixture.batch(10), -1);
+            partition.updateFollowerFetchState(2, 10, BACKOFF_MS);
+            partition.updateFollowerFetchState(3, 10, BACKOFF_MS);
+            Partition.IsrChange change = partition.proposeIsrChange(30_000).orElseThrow();
+            partition.completeIsrChange(change, List.of(), -1, false);
+
+            // broker 3 died (fenced): still caught up by offsets, as nothing more was written
+            f.time.sleep(BACKOFF_MS);
+            assertThat(partition.proposeIsrChange(30_000)).as("no fetch since the refusal").isEmpty();
+            f.time.sleep(BACKOFF_MS);
+            assertThat(partition.proposeIsrChange(30_000)).as("still none").isEmpty();
+
+            // it comes back and fetches
+            partition.updateFollowerFetchState(3, 10, BACKOFF_MS);
+            assertThat(partition.proposeIsrChange(30_000).orElseThrow().newIsr()).containsExactly(1, 2, 3);
+        }
+    }
 }
