@@ -21,7 +21,8 @@ import java.util.Optional;
  *
  * <p>Written only by the owning log's writer (under its lock) or by its flush; lookups may come from any thread. All
  * are synchronized on this object (a flush holds it for its fsync, so no rename can slip between the file's fsync and
- * its directory's).
+ * its directory's), except {@link #latestEpoch}, asked on every append, which reads a volatile copy and so never
+ * waits for a flush's fsync.
  */
 public final class LeaderEpochCache {
 
@@ -35,6 +36,8 @@ public final class LeaderEpochCache {
     private final List<EpochEntry> entries = new ArrayList<>();
     /** The file holds a version written without fsync. */
     private boolean unsynced;
+    /** The latest entry's epoch, -1 if none: set after every change of {@code entries}. */
+    private volatile int latestEpoch = -1;
 
     /** Reads the checkpoint in {@code partitionDir} (empty if there is none); fails on a malformed one. */
     LeaderEpochCache(Path partitionDir) throws IOException {
@@ -44,6 +47,11 @@ public final class LeaderEpochCache {
     private LeaderEpochCache(Path partitionDir, List<EpochEntry> initial) {
         this.file = partitionDir.resolve(FILE_NAME);
         entries.addAll(initial);
+        entriesChanged();
+    }
+
+    private void entriesChanged() {
+        latestEpoch = entries.isEmpty() ? -1 : latest().epoch();
     }
 
     /** A cache with no entries for {@code partitionDir}, whatever its file holds (the loader then rebuilds it). */
@@ -99,6 +107,7 @@ public final class LeaderEpochCache {
         }
         entries.removeIf(e -> e.startOffset() >= startOffset);
         entries.add(new EpochEntry(epoch, startOffset));
+        entriesChanged();
         return true;
     }
 
@@ -139,6 +148,7 @@ public final class LeaderEpochCache {
         List<EpochEntry> before = List.copyOf(entries);
         entries.clear();
         entries.addAll(kept);
+        entriesChanged();
         for (EpochEntry e : seen) {
             assignInMemory(e.epoch(), e.startOffset());
         }
@@ -149,8 +159,8 @@ public final class LeaderEpochCache {
     }
 
     /** The latest epoch, or -1 when none is known. */
-    public synchronized int latestEpoch() {
-        return entries.isEmpty() ? -1 : latest().epoch();
+    public int latestEpoch() {
+        return latestEpoch;
     }
 
     /** The first offset of an epoch, if it is known. */
@@ -192,6 +202,7 @@ public final class LeaderEpochCache {
     /** Drops epochs starting at or after {@code endOffset} (the log was truncated there). */
     public synchronized void truncateFromEnd(long endOffset) throws IOException {
         if (entries.removeIf(e -> e.startOffset() >= endOffset)) {
+            entriesChanged();
             persist(true);
         }
     }
@@ -210,12 +221,14 @@ public final class LeaderEpochCache {
         EpochEntry kept = new EpochEntry(entries.get(lastBelow).epoch(), startOffset);
         entries.subList(0, lastBelow + 1).clear();
         entries.add(0, kept);
+        entriesChanged();
         persist(true);
     }
 
     /** Forgets everything (the log was emptied). */
     public synchronized void clear() throws IOException {
         entries.clear();
+        entriesChanged();
         persist(true);
     }
 

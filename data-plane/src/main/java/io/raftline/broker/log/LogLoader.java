@@ -143,10 +143,10 @@ final class LogLoader {
                                                Long recoverFrom) throws IOException {
         boolean hasData = segments.values().stream().anyMatch(s -> !s.isEmpty());
         if (!hasData) {
-            LeaderEpochCache stored = LeaderEpochCache.fileExists(dir) ? readOrEmpty(dir, name) : null;
+            LeaderEpochCache stored = LeaderEpochCache.fileExists(dir) ? readOrNull(dir, name) : null;
             return stored != null ? stored : LeaderEpochCache.empty(dir);
         }
-        LeaderEpochCache epochs = LeaderEpochCache.fileExists(dir) ? readOrEmpty(dir, name) : null;
+        LeaderEpochCache epochs = LeaderEpochCache.fileExists(dir) ? readOrNull(dir, name) : null;
         if (epochs != null && recoverFrom == null) {
             return epochs;
         }
@@ -165,7 +165,7 @@ final class LogLoader {
         return rebuilt;
     }
 
-    private static LeaderEpochCache readOrEmpty(Path dir, String name) {
+    private static LeaderEpochCache readOrNull(Path dir, String name) {
         try {
             return new LeaderEpochCache(dir);
         } catch (IOException e) {
