@@ -111,12 +111,17 @@ public final class LeaderEpochCache {
         return true;
     }
 
-    /** Makes the file durable if it holds a version written without fsync (the log is flushing). */
-    public synchronized void flush() throws IOException {
-        if (unsynced) {
-            CheckpointFile.sync(file);
-            unsynced = false;
+    /**
+     * Makes the file durable if it holds a version written without fsync (the log is flushing): fsyncs the file and
+     * then its directory. Returns whether it did (so the directory was fsynced).
+     */
+    public synchronized boolean flush() throws IOException {
+        if (!unsynced) {
+            return false;
         }
+        CheckpointFile.sync(file);
+        unsynced = false;
+        return true;
     }
 
     /** Whether the file holds a version not yet made durable. */

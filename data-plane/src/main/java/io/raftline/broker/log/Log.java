@@ -580,11 +580,19 @@ public final class Log {
     }
 
     private void syncMetadataFiles() throws IOException {
-        if (partitionMetadataUnsynced) {
-            PartitionMetadataFile.sync(dir);
+        boolean metadata = partitionMetadataUnsynced;
+        if (metadata) {
+            PartitionMetadataFile.syncContent(dir);
+        }
+        boolean dirSynced = epochCache.flush();
+        if (metadata) {
+            // the file's rename into the partition dir, and the partition dir's creation in the log dir
+            if (!dirSynced) {
+                CheckpointFile.fsyncDirectory(dir);
+            }
+            CheckpointFile.fsyncDirectory(dir.getParent());
             partitionMetadataUnsynced = false;
         }
-        epochCache.flush();
     }
 
     // ---------------------------------------------------------------- cleaner support

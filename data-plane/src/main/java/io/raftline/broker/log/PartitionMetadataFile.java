@@ -21,7 +21,7 @@ import java.util.List;
  *
  * <p>Durability, and why a crash cannot get a log reused for the wrong topic. A new log's file is written when the
  * log is created, on the metadata thread, by a temp file and a rename but without fsync ({@link #writeUnsynced}); the
- * log makes it durable ({@link #sync}: the file, its directory and the log dir holding that) in its first flush,
+ * log makes it durable (the file, its directory and the log dir holding that) in its first flush,
  * before its recovery point first rises, i.e. before any of its batches counts as durable. So after a crash:
  * <ul>
  *   <li>a readable file names the topic id the log was created for (a rename is atomic: the file is either absent or
@@ -46,7 +46,7 @@ final class PartitionMetadataFile {
         return Base64.getUrlEncoder().withoutPadding().encodeToString(topicId);
     }
 
-    /** Writes the file by a temp file and an atomic rename, without fsync; {@link #sync} makes it durable. */
+    /** Writes the file by a temp file and an atomic rename, without fsync; the log's first flush makes it durable. */
     static void writeUnsynced(Path dir, byte[] topicId) throws IOException {
         if (topicId.length != TOPIC_ID_BYTES) {
             throw new IllegalArgumentException("a topic id has " + TOPIC_ID_BYTES + " bytes, not " + topicId.length);
@@ -59,15 +59,13 @@ final class PartitionMetadataFile {
     }
 
     /**
-     * Makes the file durable: its content, its entry in the partition directory, and the partition directory's
-     * entry in the log dir (created with the log and not fsynced before).
+     * Fsyncs the file's content. The owning log then fsyncs the partition directory (the rename) and the log dir
+     * holding it (the partition directory's creation, not fsynced before): see {@code Log.flushUpTo}.
      */
-    static void sync(Path dir) throws IOException {
+    static void syncContent(Path dir) throws IOException {
         try (FileChannel ch = FileChannel.open(dir.resolve(FILE_NAME), StandardOpenOption.READ)) {
             ch.force(true);
         }
-        CheckpointFile.fsyncDirectory(dir);
-        CheckpointFile.fsyncDirectory(dir.getParent());
     }
 
     /** The stored topic id, or null if the file does not exist. */
