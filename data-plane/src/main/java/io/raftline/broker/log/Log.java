@@ -579,6 +579,24 @@ public final class Log {
         return partitionMetadataUnsynced;
     }
 
+    /**
+     * Makes partition.metadata and the epoch checkpoint durable if they changed since the last flush, without
+     * flushing segments (LogManager's periodic checkpoint task: it spreads over time the fsyncs that the next flush,
+     * often the clean shutdown, would otherwise pay for every new log and epoch at once). Never on an append path.
+     */
+    void syncMetadataFilesInBackground() {
+        if (offline || closed) {
+            return;
+        }
+        try {
+            syncMetadataFiles();
+        } catch (IOException e) {
+            if (!closed) {
+                throw storageError("sync partition.metadata and the epoch checkpoint", e);
+            }
+        }
+    }
+
     private void syncMetadataFiles() throws IOException {
         boolean metadata = partitionMetadataUnsynced;
         if (metadata) {
