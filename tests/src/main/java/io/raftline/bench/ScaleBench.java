@@ -79,6 +79,8 @@ import java.util.stream.Stream;
  *   <li>{@code heapUsedMb} (largest of the 3 nodes) after {@code jcmd GC.run}, from {@code jcmd GC.heap_info} (the
  *       generations, not metaspace); {@code vmHwmMb} the largest VmHWM of /proc/pid/status; {@code threads} and
  *       {@code fds} the largest thread and open-file counts.</li>
+ *   <li>{@code stopMs}: the three nodes stopped one after the other (SIGTERM, each until its process exits: a clean
+ *       shutdown flushes every log).</li>
  *   <li>{@code restartActiveMs} / {@code restartIsrMs}: all three nodes stopped (SIGTERM), then started again with
  *       their logs; from the process starts until every broker is active, and until every partition has a leader
  *       and a full ISR. {@code preferredElectionMs}: then a preferred-leader election of every partition, until
@@ -180,9 +182,11 @@ public final class ScaleBench {
             produce(cluster, topics, records, out);
             footprint(cluster, out);
 
+            t0 = System.nanoTime();
             for (TestNode node : cluster.nodes()) {
                 node.stop(Duration.ofSeconds(60));
             }
+            out.put("stopMs", ms(t0));
             t0 = System.nanoTime();
             for (TestNode node : cluster.nodes()) {
                 node.start();

@@ -14,7 +14,9 @@ import java.util.List;
 
 /**
  * A small text file replaced atomically: written to {@code <name>.tmp}, fsynced, renamed over the old one, and the
- * directory fsynced, so a crash leaves either the old or the new content. Format (all checkpoint files here):
+ * directory fsynced, so a crash leaves either the old or the new content. {@link #writeUnsynced} skips both fsyncs
+ * (for files whose owner makes them durable later with {@link #sync}): a crash may then leave the old content, the
+ * new one, or an empty or torn file, and the reader must cope. Format (all checkpoint files here):
  * <pre>
  *   0                 version
  *   N                 number of entries
@@ -29,6 +31,23 @@ final class CheckpointFile {
     }
 
     static void write(Path file, List<String> entries) throws IOException {
+        write(file, entries, true);
+    }
+
+    /** Replaces the file atomically (temp file and rename) without any fsync; {@link #sync} makes it durable. */
+    static void writeUnsynced(Path file, List<String> entries) throws IOException {
+        write(file, entries, false);
+    }
+
+    /** Fsyncs the file's content and then its directory (the rename that put it there). */
+    static void sync(Path file) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            ch.force(true);
+        }
+        fsyncDirectory(file.getParent());
+    }
+
+    private static void write(Path file, List<String> entries, boolean durable) throws IOException {
         StringBuilder sb = new StringBuilder();
         sb.append(VERSION).append('\n').append(entries.size()).append('\n');
         for (String e : entries) {
@@ -41,10 +60,14 @@ final class CheckpointFile {
             while (bytes.hasRemaining()) {
                 ch.write(bytes);
             }
-            ch.force(true);
+            if (durable) {
+                ch.force(true);
+            }
         }
         Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        fsyncDirectory(file.getParent());
+        if (durable) {
+            fsyncDirectory(file.getParent());
+        }
     }
 
     /** The entry lines, or an empty list if the file does not exist. */

@@ -1,6 +1,7 @@
 package io.raftline.broker.log;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -11,8 +12,17 @@ import java.util.Optional;
  * {@code <epoch> <startOffset>} (format in {@link CheckpointFile}); epochs and start offsets strictly rise. Followers
  * ask the leader "end offset for epoch E" after a leader change and truncate to it (as Kafka's KIP-101).
  *
- * <p>Written only by the owning log's writer (under its lock); persisted on every change, before the change is
- * visible. Lookups may come from any thread and are synchronized on this object.
+ * <p>Durability (as Kafka since 3.7): a new epoch ({@link #assign}, on the produce path and on replica fetcher
+ * threads) replaces the file atomically but without fsync; {@link #flush} makes it durable, and the owning log calls
+ * it whenever it flushes, before it raises its recovery point. So the durable file is always right for every offset
+ * below the recovery point, and the loader rebuilds the rest from the epochs stamped in the recovered batches
+ * ({@link #repair}); a file that a crash left empty or torn is rebuilt from the whole log. Truncations are rare and
+ * are written durably at once.
+ *
+ * <p>Written only by the owning log's writer (under its lock) or by its flush; lookups may come from any thread. All
+ * are synchronized on this object (a flush holds it for its fsync, so no rename can slip between the file's fsync and
+ * its directory's), except {@link #latestEpoch}, asked on every append, which reads a volatile copy and so never
+ * waits for a flush's fsync.
  */
 public final class LeaderEpochCache {
 
@@ -24,9 +34,37 @@ public final class LeaderEpochCache {
 
     private final Path file;
     private final List<EpochEntry> entries = new ArrayList<>();
+    /** The file holds a version written without fsync. */
+    private boolean unsynced;
+    /** The latest entry's epoch, -1 if none: set after every change of {@code entries}. */
+    private volatile int latestEpoch = -1;
 
+    /** Reads the checkpoint in {@code partitionDir} (empty if there is none); fails on a malformed one. */
     LeaderEpochCache(Path partitionDir) throws IOException {
+        this(partitionDir, readEntries(partitionDir.resolve(FILE_NAME)));
+    }
+
+    private LeaderEpochCache(Path partitionDir, List<EpochEntry> initial) {
         this.file = partitionDir.resolve(FILE_NAME);
+        entries.addAll(initial);
+        entriesChanged();
+    }
+
+    private void entriesChanged() {
+        latestEpoch = entries.isEmpty() ? -1 : latest().epoch();
+    }
+
+    /** A cache with no entries for {@code partitionDir}, whatever its file holds (the loader then rebuilds it). */
+    static LeaderEpochCache empty(Path partitionDir) {
+        return new LeaderEpochCache(partitionDir, List.of());
+    }
+
+    static boolean fileExists(Path partitionDir) {
+        return Files.exists(partitionDir.resolve(FILE_NAME));
+    }
+
+    private static List<EpochEntry> readEntries(Path file) throws IOException {
+        List<EpochEntry> out = new ArrayList<>();
         for (String line : CheckpointFile.read(file)) {
             String[] parts = line.trim().split("\\s+");
             if (parts.length != 2) {
@@ -34,14 +72,17 @@ public final class LeaderEpochCache {
             }
             try {
                 EpochEntry e = new EpochEntry(Integer.parseInt(parts[0]), Long.parseLong(parts[1]));
-                if (!entries.isEmpty() && (e.epoch() <= latest().epoch() || e.startOffset() < latest().startOffset())) {
+                EpochEntry last = out.isEmpty() ? null : out.get(out.size() - 1);
+                if (e.epoch() < 0 || e.startOffset() < 0
+                    || (last != null && (e.epoch() <= last.epoch() || e.startOffset() < last.startOffset()))) {
                     throw new IOException(file + ": entries out of order at '" + line + "'");
                 }
-                entries.add(e);
+                out.add(e);
             } catch (NumberFormatException ex) {
                 throw new IOException(file + ": bad line '" + line + "'");
             }
         }
+        return out;
     }
 
     private EpochEntry latest() {
@@ -51,19 +92,80 @@ public final class LeaderEpochCache {
     /**
      * Records that {@code epoch} starts at {@code startOffset}. An epoch not above the latest is ignored. Entries
      * starting at or after {@code startOffset} are dropped first (they were written by a leader we now contradict).
+     * The file is replaced without fsync: durable at the next {@link #flush}.
      */
     public synchronized void assign(int epoch, long startOffset) throws IOException {
-        if (epoch < 0 || (!entries.isEmpty() && epoch <= latest().epoch())) {
+        if (!assignInMemory(epoch, startOffset)) {
             return;
+        }
+        persist(false);
+    }
+
+    private boolean assignInMemory(int epoch, long startOffset) {
+        if (epoch < 0 || (!entries.isEmpty() && epoch <= latest().epoch())) {
+            return false;
         }
         entries.removeIf(e -> e.startOffset() >= startOffset);
         entries.add(new EpochEntry(epoch, startOffset));
-        persist();
+        entriesChanged();
+        return true;
+    }
+
+    /**
+     * Makes the file durable if it holds a version written without fsync (the log is flushing): fsyncs the file and
+     * then its directory. Returns whether it did (so the directory was fsynced).
+     */
+    public synchronized boolean flush() throws IOException {
+        if (!unsynced) {
+            return false;
+        }
+        CheckpointFile.sync(file);
+        unsynced = false;
+        return true;
+    }
+
+    /** Whether the file holds a version not yet made durable. */
+    synchronized boolean isUnsynced() {
+        return unsynced;
+    }
+
+    /**
+     * After crash recovery: the entries are trusted below {@code fromOffset} (the start of the recovered tail, at or
+     * below the recovery point) and {@code seen} are the epoch changes in the batches from there on, in log order
+     * ({@code <epoch, base offset of its first batch>}). Entries starting at or after {@code fromOffset} are replaced
+     * by {@code seen}. Returns false, changing nothing, if {@code seen} contradicts the kept entries (an epoch lower
+     * than the latest kept one): the caller then rebuilds the cache from the whole log. The result is written
+     * durably by the caller's {@link #flush}.
+     */
+    synchronized boolean repair(long fromOffset, List<EpochEntry> seen) throws IOException {
+        List<EpochEntry> kept = new ArrayList<>();
+        for (EpochEntry e : entries) {
+            if (e.startOffset() < fromOffset) {
+                kept.add(e);
+            }
+        }
+        int latestKept = kept.isEmpty() ? -1 : kept.get(kept.size() - 1).epoch();
+        for (EpochEntry e : seen) {
+            if (e.epoch() >= 0 && e.epoch() < latestKept) {
+                return false;
+            }
+        }
+        List<EpochEntry> before = List.copyOf(entries);
+        entries.clear();
+        entries.addAll(kept);
+        entriesChanged();
+        for (EpochEntry e : seen) {
+            assignInMemory(e.epoch(), e.startOffset());
+        }
+        if (!entries.equals(before)) {
+            persist(false);
+        }
+        return true;
     }
 
     /** The latest epoch, or -1 when none is known. */
-    public synchronized int latestEpoch() {
-        return entries.isEmpty() ? -1 : latest().epoch();
+    public int latestEpoch() {
+        return latestEpoch;
     }
 
     /** The first offset of an epoch, if it is known. */
@@ -105,7 +207,8 @@ public final class LeaderEpochCache {
     /** Drops epochs starting at or after {@code endOffset} (the log was truncated there). */
     public synchronized void truncateFromEnd(long endOffset) throws IOException {
         if (entries.removeIf(e -> e.startOffset() >= endOffset)) {
-            persist();
+            entriesChanged();
+            persist(true);
         }
     }
 
@@ -123,24 +226,32 @@ public final class LeaderEpochCache {
         EpochEntry kept = new EpochEntry(entries.get(lastBelow).epoch(), startOffset);
         entries.subList(0, lastBelow + 1).clear();
         entries.add(0, kept);
-        persist();
+        entriesChanged();
+        persist(true);
     }
 
     /** Forgets everything (the log was emptied). */
     public synchronized void clear() throws IOException {
         entries.clear();
-        persist();
+        entriesChanged();
+        persist(true);
     }
 
     public synchronized List<EpochEntry> entries() {
         return List.copyOf(entries);
     }
 
-    private void persist() throws IOException {
+    private void persist(boolean durable) throws IOException {
         List<String> lines = new ArrayList<>(entries.size());
         for (EpochEntry e : entries) {
             lines.add(e.epoch() + " " + e.startOffset());
         }
-        CheckpointFile.write(file, lines);
+        if (durable) {
+            CheckpointFile.write(file, lines);
+            unsynced = false;
+        } else {
+            CheckpointFile.writeUnsynced(file, lines);
+            unsynced = true;
+        }
     }
 }

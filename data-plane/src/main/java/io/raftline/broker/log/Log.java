@@ -73,12 +73,14 @@ public final class Log {
     private volatile long truncations;
     /** Offsets below this were compacted by the cleaner since this log was opened (memory only). */
     volatile long cleanedUpTo;
+    /** partition.metadata was written without fsync; the next flush makes it durable (see PartitionMetadataFile). */
+    private volatile boolean partitionMetadataUnsynced;
     /** The idempotent-producer state to snapshot at each roll and at a clean close; null: none. */
     private volatile Supplier<byte[]> producerSnapshotSource;
 
     Log(String topic, int partition, byte[] topicId, Path dir, LogConfig config, Time time, ScheduledExecutorService scheduler,
         StorageErrorHandler errorHandler, LeaderEpochCache epochCache, ConcurrentSkipListMap<Long, LogSegment> segments,
-        long recoveryPoint) {
+        long recoveryPoint, boolean partitionMetadataUnsynced) {
         this.topic = topic;
         this.partition = partition;
         this.topicId = topicId;
@@ -95,6 +97,7 @@ public final class Log {
         this.recoveryPoint = Math.min(recoveryPoint, end.offset());
         this.highWatermark = logStartOffset;
         this.lastFlushMs = time.milliseconds();
+        this.partitionMetadataUnsynced = partitionMetadataUnsynced;
     }
 
     /**
@@ -502,9 +505,23 @@ public final class Log {
 
     // ---------------------------------------------------------------- flush
 
-    /** Writes everything appended so far to disk and moves the recovery point to the log end offset. */
+    /**
+     * Writes everything appended so far to disk and moves the recovery point to the log end offset; also makes the
+     * epoch checkpoint and partition.metadata durable if they were written since the last flush (a clean shutdown
+     * relies on this).
+     */
     public void flush() {
         flushUpTo(end.offset());
+        if (offline || closed) {
+            return;
+        }
+        try {
+            syncMetadataFiles();
+        } catch (IOException e) {
+            if (!closed) {
+                throw storageError("flush", e);
+            }
+        }
     }
 
     /** Flushes if {@code flush.ms} has passed since the last flush and something is unflushed (the periodic task). */
@@ -515,10 +532,15 @@ public final class Log {
         }
     }
 
-    /** Fsyncs the segments holding offsets below {@code offset}, then raises the recovery point to it. */
+    /**
+     * Fsyncs the segments holding offsets below {@code offset}, then partition.metadata and the epoch checkpoint if
+     * they hold unsynced changes, then raises the recovery point to it: everything the loader trusts below the
+     * recovery point (batches, their epochs, the topic id) is durable first.
+     */
     void flushUpTo(long offset) {
         List<LogSegment> toFlush;
         long target;
+        long truncationsSeen;
         synchronized (lock) {
             if (offline || closed) {
                 return;
@@ -531,11 +553,13 @@ public final class Log {
             toFlush = new ArrayList<>(segments.subMap(from == null ? segments.firstKey() : from, true, target, false).values());
             unflushedMessages = 0;
             lastFlushMs = time.milliseconds();
+            truncationsSeen = truncations;
         }
         try {
             for (LogSegment s : toFlush) {
                 s.flush();
             }
+            syncMetadataFiles();
         } catch (IOException e) {
             if (!closed) {
                 throw storageError("flush", e);
@@ -543,9 +567,49 @@ public final class Log {
             return;
         }
         synchronized (lock) {
-            if (target > recoveryPoint) {
-                recoveryPoint = target;
+            // A truncation meanwhile may have cut below target and written other batches there, unflushed.
+            if (truncations == truncationsSeen && target > recoveryPoint) {
+                recoveryPoint = Math.min(target, end.offset());
             }
+        }
+    }
+
+    /** Whether partition.metadata was written since the log's last flush, not yet durable. */
+    boolean partitionMetadataUnsynced() {
+        return partitionMetadataUnsynced;
+    }
+
+    /**
+     * Makes partition.metadata and the epoch checkpoint durable if they changed since the last flush, without
+     * flushing segments (LogManager's periodic checkpoint task: it spreads over time the fsyncs that the next flush,
+     * often the clean shutdown, would otherwise pay for every new log and epoch at once). Never on an append path.
+     */
+    void syncMetadataFilesInBackground() {
+        if (offline || closed) {
+            return;
+        }
+        try {
+            syncMetadataFiles();
+        } catch (IOException e) {
+            if (!closed) {
+                throw storageError("sync partition.metadata and the epoch checkpoint", e);
+            }
+        }
+    }
+
+    private void syncMetadataFiles() throws IOException {
+        boolean metadata = partitionMetadataUnsynced;
+        if (metadata) {
+            PartitionMetadataFile.syncContent(dir);
+        }
+        boolean dirSynced = epochCache.flush();
+        if (metadata) {
+            // the file's rename into the partition dir, and the partition dir's creation in the log dir
+            if (!dirSynced) {
+                CheckpointFile.fsyncDirectory(dir);
+            }
+            CheckpointFile.fsyncDirectory(dir.getParent());
+            partitionMetadataUnsynced = false;
         }
     }
 

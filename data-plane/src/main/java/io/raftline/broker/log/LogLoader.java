@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListMap;
@@ -38,13 +39,24 @@ final class LogLoader {
                     boolean cleanShutdown, Time time, ScheduledExecutorService scheduler, Log.StorageErrorHandler handler)
         throws IOException {
         Files.createDirectories(dir);
-        byte[] storedId = PartitionMetadataFile.read(dir);
+        String name = topic + "-" + partition;
+        byte[] storedId;
+        try {
+            storedId = PartitionMetadataFile.read(dir);
+        } catch (IOException e) {
+            // Only a crash before the log's first flush can leave it torn (see PartitionMetadataFile): the log then
+            // holds nothing durable and, without a topic id, is deleted as a stray by the broker.
+            LOG.warn("{}: {}; the log's topic id is unknown", name, e.getMessage());
+            storedId = null;
+        }
         if (topicId != null && storedId != null && !Arrays.equals(topicId, storedId)) {
             throw new IOException(dir + " belongs to topic id " + PartitionMetadataFile.encode(storedId) + ", not "
                 + PartitionMetadataFile.encode(topicId));
         }
+        boolean metadataUnsynced = false;
         if (topicId != null && storedId == null) {
-            PartitionMetadataFile.write(dir, topicId);
+            PartitionMetadataFile.writeUnsynced(dir, topicId);
+            metadataUnsynced = true;
         }
         byte[] id = topicId != null ? topicId : storedId;
 
@@ -54,10 +66,10 @@ final class LogLoader {
         for (long base : bases) {
             segments.put(base, LogSegment.open(dir, base, config, now));
         }
-        String name = topic + "-" + partition;
         boolean recovered = false;
+        Long recoverFrom = null;
         if (!segments.isEmpty()) {
-            Long recoverFrom = cleanShutdown ? null : segments.floorKey(recoveryPoint);
+            recoverFrom = cleanShutdown ? null : segments.floorKey(recoveryPoint);
             if (!cleanShutdown && recoverFrom == null) {
                 recoverFrom = segments.firstKey();
             }
@@ -107,16 +119,72 @@ final class LogLoader {
                 s.flush();
             }
         }
-        LeaderEpochCache epochs = new LeaderEpochCache(dir);
+        LeaderEpochCache epochs = loadEpochs(dir, name, segments, recoverFrom);
         epochs.truncateFromEnd(active.nextOffset());
         epochs.truncateFromStart(segments.firstKey());
+        epochs.flush(); // a repaired cache: durable before the recovery point moves to the log end below
         long rp = recovered ? active.nextOffset() : Math.min(recoveryPoint, active.nextOffset());
         // A producer snapshot past the recovered end (its batches were cut as a torn tail) describes batches that are gone.
         long recoveredEnd = active.nextOffset();
         ProducerSnapshotFiles.deleteIf(dir, o -> o > recoveredEnd);
-        Log log = new Log(topic, partition, id, dir, config, time, scheduler, handler, epochs, segments, rp);
+        Log log = new Log(topic, partition, id, dir, config, time, scheduler, handler, epochs, segments, rp, metadataUnsynced);
         LOG.debug("{}: loaded {} (recovered: {})", name, log, recovered);
         return log;
+    }
+
+    /**
+     * The epoch cache, made consistent with the log. The checkpoint is durable for every offset below the recovery
+     * point (it is fsynced with each log flush) but may be stale, empty or torn past it after a crash, so: after an
+     * unclean stop its entries from {@code recoverFrom} (the first recovered segment) on are replaced by the epoch
+     * changes stamped in the batches there; a missing, unreadable or contradicted checkpoint of a non-empty log is
+     * rebuilt from every batch. Batches hold their leader epoch in the header, so this reads headers only.
+     */
+    private static LeaderEpochCache loadEpochs(Path dir, String name, ConcurrentSkipListMap<Long, LogSegment> segments,
+                                               Long recoverFrom) throws IOException {
+        boolean hasData = segments.values().stream().anyMatch(s -> !s.isEmpty());
+        if (!hasData) {
+            LeaderEpochCache stored = LeaderEpochCache.fileExists(dir) ? readOrNull(dir, name) : null;
+            return stored != null ? stored : LeaderEpochCache.empty(dir);
+        }
+        LeaderEpochCache epochs = LeaderEpochCache.fileExists(dir) ? readOrNull(dir, name) : null;
+        if (epochs != null && recoverFrom == null) {
+            return epochs;
+        }
+        if (epochs != null && (epochs.entries().size() > 0 || recoverFrom.equals(segments.firstKey()))) {
+            if (epochs.repair(recoverFrom, epochChanges(segments.tailMap(recoverFrom, true).values()))) {
+                return epochs;
+            }
+            LOG.warn("{}: {} contradicts the recovered batches; rebuilding it from the whole log", name, LeaderEpochCache.FILE_NAME);
+        } else {
+            LOG.warn("{}: {} is missing or unreadable; rebuilding it from the whole log", name, LeaderEpochCache.FILE_NAME);
+        }
+        LeaderEpochCache rebuilt = LeaderEpochCache.empty(dir);
+        if (!rebuilt.repair(segments.firstKey(), epochChanges(segments.values()))) {
+            throw new IllegalStateException("an empty epoch cache cannot contradict anything");
+        }
+        return rebuilt;
+    }
+
+    private static LeaderEpochCache readOrNull(Path dir, String name) {
+        try {
+            return new LeaderEpochCache(dir);
+        } catch (IOException e) {
+            LOG.warn("{}: unreadable epoch checkpoint: {}", name, e.getMessage());
+            return null;
+        }
+    }
+
+    /** Where each epoch first appears in the batches of {@code segments} (in offset order), as rising epochs. */
+    private static List<LeaderEpochCache.EpochEntry> epochChanges(Collection<LogSegment> segments) throws IOException {
+        List<LeaderEpochCache.EpochEntry> out = new ArrayList<>();
+        for (LogSegment s : segments) {
+            s.forEachBatchEpoch((base, epoch) -> {
+                if (epoch >= 0 && (out.isEmpty() || epoch != out.get(out.size() - 1).epoch())) {
+                    out.add(new LeaderEpochCache.EpochEntry(epoch, base));
+                }
+            });
+        }
+        return out;
     }
 
     /** Deletes leftovers and returns the base offsets of the segments (from their {@code .log} files). */

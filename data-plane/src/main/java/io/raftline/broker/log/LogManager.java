@@ -369,8 +369,18 @@ public final class LogManager {
         }
     }
 
-    /** Writes the recovery-point and high-watermark checkpoints. */
+    /**
+     * Writes the recovery-point and high-watermark checkpoints; first makes durable the partition.metadata and epoch
+     * checkpoint files written since their log's last flush (so a clean shutdown has few of them left to fsync).
+     */
     public void runCheckpoints() {
+        for (Log log : logs.values()) {
+            try {
+                log.syncMetadataFilesInBackground();
+            } catch (LogException e) {
+                LOG.warn("sync of {}'s metadata files failed: {}", log.topicPartition(), e.getMessage());
+            }
+        }
         checkpointRecoveryPoints();
         writeOffsetsPerDir(REPLICATION_CHECKPOINT, Log::highWatermark);
     }

@@ -290,6 +290,26 @@ final class LogSegment {
         }
     }
 
+    /** Told each batch's base offset and partition leader epoch. */
+    interface EpochVisitor {
+        void visit(long baseOffset, int partitionLeaderEpoch);
+    }
+
+    /** Visits every whole batch up to the segment's size in file order, reading only the headers. */
+    void forEachBatchEpoch(EpochVisitor visitor) throws IOException {
+        ByteBuffer scratch = newHeaderScratch();
+        int max = size;
+        int pos = 0;
+        while (true) {
+            BatchHeader h = headerAt(pos, max, scratch);
+            if (h == null) {
+                return;
+            }
+            visitor.visit(h.baseOffset(), scratch.getInt(RecordBatch.PARTITION_LEADER_EPOCH_OFFSET));
+            pos += h.sizeInBytes();
+        }
+    }
+
     /**
      * Rebuilds the indexes from the file, checking every batch (whole, magic 2, length within the file, CRC32C, offsets
      * rising); cuts the file at the first batch that fails. Returns the bytes cut.

@@ -190,17 +190,21 @@ public final class ReplicaManager implements AutoCloseable {
 
     /**
      * Deletes the logs on disk whose topic is no longer in the metadata (deleted while this broker was down), or
-     * whose topic id differs (the name was re-created): run once the first metadata image is in.
+     * whose topic id differs (the name was re-created), or is unknown (partition.metadata missing or torn: only a
+     * crash before the log's first flush leaves that, so it held nothing durable; see PartitionMetadataFile): run once
+     * the first metadata image is in, before any replica is served.
      */
     public void deleteStrayLogs(MetadataImage current) {
         for (Log log : new ArrayList<>(logManager.allLogs())) {
             Optional<TopicImage> topic = current.topic(log.topic());
             boolean stray = topic.isEmpty()
-                || (log.topicId() != null && !Uuid.fromBytes(log.topicId()).equals(topic.get().id()))
+                || log.topicId() == null
+                || !Uuid.fromBytes(log.topicId()).equals(topic.get().id())
                 || topic.get().partition(log.partition()) == null
                 || !topic.get().partition(log.partition()).replicas().contains(brokerId);
             if (stray) {
-                LOG.info("deleting stray log {}-{}: its topic is gone or was re-created", log.topic(), log.partition());
+                LOG.info("deleting stray log {}-{}: its topic is gone or was re-created, or its topic id is unknown", log.topic(),
+                    log.partition());
                 logManager.deleteLog(log.topic(), log.partition());
             }
         }
