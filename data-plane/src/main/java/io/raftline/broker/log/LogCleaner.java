@@ -243,7 +243,7 @@ public final class LogCleaner {
     private static ByteBuffer rebuild(RecordBatch batch, List<Record> keep) {
         long firstOffset = keep.get(0).offset();
         int baseSequence = batch.baseSequence() == RecordBatch.NO_SEQUENCE ? RecordBatch.NO_SEQUENCE
-            : (int) ((batch.baseSequence() + (firstOffset - batch.baseOffset())) % ((long) Integer.MAX_VALUE + 1));
+            : Math.toIntExact((batch.baseSequence() + (firstOffset - batch.baseOffset())) % (1L << 31));
         RecordBatchBuilder b = new RecordBatchBuilder(batch.compressionType(), batch.timestampType(), firstOffset,
             batch.producerId(), batch.producerEpoch(), baseSequence, batch.sizeInBytes());
         b.setPartitionLeaderEpoch(batch.partitionLeaderEpoch());
