@@ -132,9 +132,12 @@ public final class MetadataFollower implements Closeable {
         current = target;
         long gen = ++generation;
         lastMessageMs = time.hiResMilliseconds();
-        ManagedChannel channel = channels.computeIfAbsent(target.getHostString() + ":" + target.getPort(),
-            k -> NettyChannelBuilder.forAddress(target.getHostString(), target.getPort()).usePlaintext()
-                .maxInboundMessageSize(256 << 20).executor(thread).build());
+        ManagedChannel channel = channels.computeIfAbsent(target.getHostString() + ":" + target.getPort(), k -> {
+            // This node's own controller (a combined node) is streamed from in-process.
+            ManagedChannel local = LocalControllers.channelIfLocal(target, thread, 256 << 20);
+            return local != null ? local : NettyChannelBuilder.forAddress(target.getHostString(), target.getPort()).usePlaintext()
+                .maxInboundMessageSize(256 << 20).executor(thread).build();
+        });
         FetchMetadataRequest request = FetchMetadataRequest.newBuilder().setNodeId(nodeId).setFromIndex(image.index() + 1)
             .build();
         ControllerServiceGrpc.newStub(channel).fetchMetadata(request,
