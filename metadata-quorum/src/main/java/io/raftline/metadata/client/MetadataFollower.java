@@ -132,12 +132,11 @@ public final class MetadataFollower implements Closeable {
         current = target;
         long gen = ++generation;
         lastMessageMs = time.hiResMilliseconds();
-        ManagedChannel channel = channels.computeIfAbsent(target.getHostString() + ":" + target.getPort(), k -> {
-            // This node's own controller (a combined node) is streamed from in-process.
-            ManagedChannel local = LocalControllers.channelIfLocal(target, thread, 256 << 20);
-            return local != null ? local : NettyChannelBuilder.forAddress(target.getHostString(), target.getPort()).usePlaintext()
-                .maxInboundMessageSize(256 << 20).executor(thread).build();
-        });
+        // Always over the network, even to this node's own controller: the stream's flow control (send while ready,
+        // resume on the ready callback) stalled on gRPC's in-process transport until the next keep-alive, ~1 s.
+        ManagedChannel channel = channels.computeIfAbsent(target.getHostString() + ":" + target.getPort(),
+            k -> NettyChannelBuilder.forAddress(target.getHostString(), target.getPort()).usePlaintext()
+                .maxInboundMessageSize(256 << 20).executor(thread).build());
         FetchMetadataRequest request = FetchMetadataRequest.newBuilder().setNodeId(nodeId).setFromIndex(image.index() + 1)
             .build();
         ControllerServiceGrpc.newStub(channel).fetchMetadata(request,
