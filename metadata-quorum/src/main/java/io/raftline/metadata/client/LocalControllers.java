@@ -9,10 +9,12 @@ import java.util.concurrent.Executor;
 
 /**
  * The controller listeners served in this JVM, reachable in-process. In a combined node (broker and controller in
- * one process) the broker's forwarded admin writes and its metadata stream go to the node's own controller; an
- * in-process channel skips the loopback TCP, Netty's event loops and the protobuf encode/decode on both sides, which
- * on a busy machine cost a few thread wake-ups per hop. A listener not registered here (another process, or a
- * server already closed) is reached over the network as before, so registering is only ever a shortcut.
+ * one process) the broker's {@link ControllerChannel} calls (forwarded admin writes, heartbeats) to the node's own
+ * controller go in-process, skipping the loopback TCP, Netty's event loops and the protobuf encode/decode on both
+ * sides, which on a busy machine cost a few thread wake-ups per hop. A listener not registered here (another process,
+ * or a server already closed) is reached over the network as before, so registering is only ever a shortcut. The
+ * metadata stream ({@link MetadataFollower}) stays on the network: its flow control stalled on the in-process
+ * transport.
  *
  * <p>Keys are {@code host:port} exactly as the controller listener is named in configuration (bind and advertised
  * host); a name spelled differently (e.g. {@code localhost} for {@code 127.0.0.1}) simply takes the network path.
