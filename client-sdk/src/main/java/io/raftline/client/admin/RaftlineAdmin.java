@@ -37,6 +37,7 @@ import io.raftline.protocol.controller.AlterPartitionReassignmentsResponse;
 import io.raftline.protocol.controller.CreatableTopic;
 import io.raftline.protocol.controller.CreatePartitionsRequest;
 import io.raftline.protocol.controller.CreatePartitionsResponse;
+import io.raftline.protocol.controller.ControllerHint;
 import io.raftline.protocol.controller.CreateTopicsRequest;
 import io.raftline.protocol.controller.CreateTopicsResponse;
 import io.raftline.protocol.controller.DeleteTopicsRequest;
@@ -118,18 +119,36 @@ final class RaftlineAdmin implements Admin {
      */
     private <T> CompletableFuture<T> call(String what, long timeoutMs, Function<BrokerConnection, CompletableFuture<T>> attempt,
                                           Function<T, Error> topLevel) {
+        return call(what, timeoutMs, false, attempt, topLevel);
+    }
+
+    /**
+     * As above; {@code toController}: a write the broker forwards to the active controller. Its first attempt goes to
+     * the broker that runs beside the controller (same node id, a combined node) when the metadata names one, which
+     * forwards it in-process instead of over the network; otherwise, and for retries, to any broker.
+     */
+    private <T> CompletableFuture<T> call(String what, long timeoutMs, boolean toController,
+                                          Function<BrokerConnection, CompletableFuture<T>> attempt, Function<T, Error> topLevel) {
         if (closed) {
             return CompletableFuture.failedFuture(new IllegalStateException("The admin client is closed"));
         }
         CompletableFuture<T> result = new CompletableFuture<>();
         long deadline = time.hiResMilliseconds() + timeoutMs;
-        tryOnce(what, deadline, 0, attempt, topLevel, result);
+        tryOnce(what, deadline, 0, toController, attempt, topLevel, result);
         return result;
     }
 
-    private <T> void tryOnce(String what, long deadline, int attemptNo, Function<BrokerConnection, CompletableFuture<T>> attempt,
-                             Function<T, Error> topLevel, CompletableFuture<T> result) {
-        Node node = metadata.pickNode();
+    /** The broker beside the active controller if the metadata knows one; else any broker. Starts a due refresh. */
+    private Node controllerNode() {
+        metadata.maybeRefresh();
+        Node controller = metadata.cluster().controller();
+        return controller != null ? controller : metadata.pickNode();
+    }
+
+    private <T> void tryOnce(String what, long deadline, int attemptNo, boolean toController,
+                             Function<BrokerConnection, CompletableFuture<T>> attempt, Function<T, Error> topLevel,
+                             CompletableFuture<T> result) {
+        Node node = toController && attemptNo == 0 ? controllerNode() : metadata.pickNode();
         BrokerConnection conn;
         try {
             conn = pool.get(node);
@@ -150,6 +169,9 @@ final class RaftlineAdmin implements Admin {
             }
             if (failure == null) {
                 noteMetadataIndex(response);
+                if (toController) {
+                    noteController(response);
+                }
                 result.complete(response);
                 return;
             }
@@ -157,7 +179,8 @@ final class RaftlineAdmin implements Admin {
             long backoff = Math.min(backoffMaxMs, backoffMs << Math.min(attemptNo, 20));
             boolean retriable = failure instanceof RetriableException && attemptNo < retries && !closed;
             if (retriable && now + backoff < deadline) {
-                scheduler.schedule(() -> tryOnce(what, deadline, attemptNo + 1, attempt, topLevel, result), backoff, TimeUnit.MILLISECONDS);
+                scheduler.schedule(() -> tryOnce(what, deadline, attemptNo + 1, toController, attempt, topLevel, result), backoff,
+                    TimeUnit.MILLISECONDS);
             } else if (retriable) {
                 result.completeExceptionally(new TimeoutException(what + " timed out; last error: " + failure.getMessage(), failure));
             } else {
@@ -175,6 +198,25 @@ final class RaftlineAdmin implements Admin {
             Descriptors.FieldDescriptor field = m.getDescriptorForType().findFieldByName("metadata_index");
             if (field != null && field.getJavaType() == Descriptors.FieldDescriptor.JavaType.LONG) {
                 lastWriteIndex.accumulateAndGet((Long) m.getField(field), Math::max);
+            }
+        }
+    }
+
+    /**
+     * A forwarded write's answer names the active controller: the metadata is stale if it names another one, or none
+     * while that controller is a known broker (a controller that is no broker, a dedicated controller node, is never
+     * the metadata's, and asks for no refresh).
+     */
+    private void noteController(Object response) {
+        if (response instanceof Message m) {
+            Descriptors.FieldDescriptor field = m.getDescriptorForType().findFieldByName("controller");
+            if (field != null && m.hasField(field) && m.getField(field) instanceof ControllerHint hint && hint.getControllerId() >= 0) {
+                Node known = metadata.cluster().controller();
+                boolean stale = known == null ? metadata.cluster().nodeById(hint.getControllerId()) != null
+                    : known.id() != hint.getControllerId();
+                if (stale) {
+                    metadata.requestUpdate();
+                }
             }
         }
     }
@@ -225,7 +267,7 @@ final class RaftlineAdmin implements Admin {
         int timeout = options.timeoutMs() != null ? options.timeoutMs() : apiTimeoutMs;
         long deadline = time.hiResMilliseconds() + timeout;
         CreateTopicsRequest request = req.build();
-        CompletableFuture<CreateTopicsResponse> whole = call("createTopics", timeout,
+        CompletableFuture<CreateTopicsResponse> whole = call("createTopics", timeout, true,
             c -> c.unary((s, o) -> s.createTopics(request, o), remaining(deadline)), CreateTopicsResponse::getError);
         List<String> names = newTopics.stream().map(NewTopic::name).toList();
         return new CreateTopicsResult(fanOut(names, whole, name -> itemResult(whole, r -> ((CreateTopicsResponse) r).getTopicsList()
@@ -241,7 +283,7 @@ final class RaftlineAdmin implements Admin {
     public DeleteTopicsResult deleteTopics(Collection<String> topics) {
         long deadline = time.hiResMilliseconds() + apiTimeoutMs;
         DeleteTopicsRequest request = DeleteTopicsRequest.newBuilder().addAllNames(topics).build();
-        CompletableFuture<DeleteTopicsResponse> whole = call("deleteTopics", apiTimeoutMs,
+        CompletableFuture<DeleteTopicsResponse> whole = call("deleteTopics", apiTimeoutMs, true,
             c -> c.unary((s, o) -> s.deleteTopics(request, o), remaining(deadline)), DeleteTopicsResponse::getError);
         return new DeleteTopicsResult(fanOut(List.copyOf(topics), whole, name -> itemResult(whole, r -> ((DeleteTopicsResponse) r)
             .getTopicsList().stream().filter(x -> x.getName().equals(name)).map(DeleteTopicsResponse.Result::getError).findFirst()

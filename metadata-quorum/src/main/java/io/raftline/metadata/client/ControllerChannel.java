@@ -287,8 +287,13 @@ public final class ControllerChannel implements Closeable {
     }
 
     private ManagedChannel channel(InetSocketAddress target) {
-        return channels.computeIfAbsent(key(target), k -> NettyChannelBuilder.forAddress(target.getHostString(), target.getPort())
-            .usePlaintext().maxInboundMessageSize(64 << 20).build());
+        // A controller in this JVM (a combined node's own) is called in-process; a cached network channel to it stays
+        // in use until this channel closes, and a closed local controller is reached over the network.
+        return channels.computeIfAbsent(key(target), k -> {
+            ManagedChannel local = LocalControllers.channelIfLocal(target, null, 64 << 20);
+            return local != null ? local : NettyChannelBuilder.forAddress(target.getHostString(), target.getPort())
+                .usePlaintext().maxInboundMessageSize(64 << 20).build();
+        });
     }
 
     static Error errorOf(Message response) {

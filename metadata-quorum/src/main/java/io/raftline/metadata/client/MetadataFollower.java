@@ -132,6 +132,8 @@ public final class MetadataFollower implements Closeable {
         current = target;
         long gen = ++generation;
         lastMessageMs = time.hiResMilliseconds();
+        // Always over the network, even to this node's own controller: while it ran in-process, creates through that
+        // node stalled ~1 s now and then (about the keep-alive period), and the stream was not ruled out as the cause.
         ManagedChannel channel = channels.computeIfAbsent(target.getHostString() + ":" + target.getPort(),
             k -> NettyChannelBuilder.forAddress(target.getHostString(), target.getPort()).usePlaintext()
                 .maxInboundMessageSize(256 << 20).executor(thread).build());

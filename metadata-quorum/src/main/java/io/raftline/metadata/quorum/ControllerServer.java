@@ -1,8 +1,10 @@
 package io.raftline.metadata.quorum;
 
 import io.grpc.Server;
+import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.StreamObserver;
+import io.raftline.metadata.client.LocalControllers;
 import io.raftline.metadata.controller.Controller;
 import io.raftline.metadata.controller.ControllerResult;
 import io.raftline.metadata.controller.Errors;
@@ -84,6 +86,10 @@ public final class ControllerServer implements Closeable {
     private final MetadataStreams streams;
     private final ExecutorService admin;
     private final Server server;
+    private final String host;
+    /** The same service in-process, for this JVM's broker (see {@link LocalControllers}); created once bound. */
+    private volatile Server inProcess;
+    private volatile String advertisedHost;
 
     ControllerServer(String host, int port, QuorumServer quorum, MetadataStateMachine stateMachine, ActiveController active,
                      MetadataStreams streams, int nodeId) {
@@ -96,12 +102,16 @@ public final class ControllerServer implements Closeable {
             t.setDaemon(true);
             return t;
         });
+        this.host = host;
         this.server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port)).addService(new Service())
             .maxInboundMessageSize(64 << 20).build();
     }
 
     void start() throws IOException {
         server.start();
+        inProcess = InProcessServerBuilder.forName(LocalControllers.serverName(host, server.getPort())).addService(new Service())
+            .maxInboundMessageSize(64 << 20).build().start();
+        LocalControllers.register(host, server.getPort(), LocalControllers.serverName(host, server.getPort()));
     }
 
     public int port() {
@@ -112,6 +122,11 @@ public final class ControllerServer implements Closeable {
     private volatile ControllerHint selfHint;
 
     void setSelfEndpoint(int nodeId, String host, int port) {
+        if (!host.equals(this.host) && inProcess != null) {
+            // Peers and brokers name this listener by its advertised host: make that name local too.
+            LocalControllers.register(host, port, LocalControllers.serverName(this.host, server.getPort()));
+            advertisedHost = host;
+        }
         selfHint = ControllerHint.newBuilder().setControllerId(nodeId)
             .setControllerEndpoint(HostPort.newBuilder().setHost(host).setPort(port)).build();
     }
@@ -383,6 +398,13 @@ public final class ControllerServer implements Closeable {
 
     @Override
     public void close() {
+        LocalControllers.unregister(host, server.getPort());
+        if (advertisedHost != null) {
+            LocalControllers.unregister(advertisedHost, server.getPort());
+        }
+        if (inProcess != null) {
+            inProcess.shutdownNow();
+        }
         server.shutdownNow();
         admin.shutdownNow();
         try {

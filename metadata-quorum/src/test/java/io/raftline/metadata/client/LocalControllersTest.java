@@ -1,0 +1,95 @@
+package io.raftline.metadata.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.grpc.Server;
+import io.grpc.inprocess.InProcessServerBuilder;
+import io.grpc.stub.StreamObserver;
+import io.raftline.common.SystemTime;
+import io.raftline.protocol.controller.BrokerHeartbeatRequest;
+import io.raftline.protocol.controller.BrokerHeartbeatResponse;
+import io.raftline.protocol.controller.ControllerServiceGrpc;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A controller listener registered in {@link LocalControllers} is called in-process: its network address is never
+ * used (here it is a black hole that would make every call time out). Unregistered, it is reached over the network.
+ */
+class LocalControllersTest {
+
+    private final List<AutoCloseable> closeables = new ArrayList<>();
+
+    @AfterEach
+    void close() throws Exception {
+        for (AutoCloseable c : closeables) {
+            c.close();
+        }
+    }
+
+    /** Accepts TCP connections and never answers. */
+    private InetSocketAddress silentAddress() throws Exception {
+        ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        List<Socket> accepted = new ArrayList<>();
+        Thread acceptor = new Thread(() -> {
+            while (!socket.isClosed()) {
+                try {
+                    accepted.add(socket.accept());
+                } catch (Exception closed) {
+                    return;
+                }
+            }
+        }, "silent-address");
+        acceptor.setDaemon(true);
+        acceptor.start();
+        closeables.add(socket);
+        return new InetSocketAddress("127.0.0.1", socket.getLocalPort());
+    }
+
+    @Test
+    void aRegisteredListenerIsCalledInProcessAndAnUnregisteredOneOverTheNetwork() throws Exception {
+        InetSocketAddress address = silentAddress();
+        AtomicInteger heartbeats = new AtomicInteger();
+        String name = LocalControllers.serverName(address.getHostString(), address.getPort());
+        Server server = InProcessServerBuilder.forName(name).addService(new ControllerServiceGrpc.ControllerServiceImplBase() {
+            @Override
+            public void brokerHeartbeat(BrokerHeartbeatRequest request, StreamObserver<BrokerHeartbeatResponse> out) {
+                heartbeats.incrementAndGet();
+                out.onNext(BrokerHeartbeatResponse.newBuilder().setIsFenced(false).build());
+                out.onCompleted();
+            }
+        }).build().start();
+        closeables.add(() -> server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
+        BrokerHeartbeatRequest request = BrokerHeartbeatRequest.newBuilder().setBrokerId(1).build();
+
+        LocalControllers.register(address.getHostString(), address.getPort(), name);
+        try {
+            assertThat(LocalControllers.isLocal(address)).isTrue();
+            ControllerChannel local = new ControllerChannel(List.of(address), SystemTime.INSTANCE, 30_000);
+            closeables.add(local);
+            for (int i = 0; i < 3; i++) {
+                assertThat(local.brokerHeartbeat(request, 5000).get(10, TimeUnit.SECONDS).getIsFenced()).isFalse();
+            }
+            assertThat(heartbeats).hasValue(3);
+        } finally {
+            LocalControllers.unregister(address.getHostString(), address.getPort());
+        }
+
+        assertThat(LocalControllers.isLocal(address)).isFalse();
+        ControllerChannel remote = new ControllerChannel(List.of(address), SystemTime.INSTANCE, 30_000);
+        closeables.add(remote);
+        assertThatThrownBy(() -> remote.brokerHeartbeat(request, 500).get(10, TimeUnit.SECONDS))
+            .hasCauseInstanceOf(TimeoutException.class);
+        assertThat(heartbeats).hasValue(3);
+    }
+}
