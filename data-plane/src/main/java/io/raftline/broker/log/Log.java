@@ -512,16 +512,7 @@ public final class Log {
      */
     public void flush() {
         flushUpTo(end.offset());
-        if (offline || closed) {
-            return;
-        }
-        try {
-            syncMetadataFiles();
-        } catch (IOException e) {
-            if (!closed) {
-                throw storageError("flush", e);
-            }
-        }
+        syncMetadataFilesOrFail("flush");
     }
 
     /** Flushes if {@code flush.ms} has passed since the last flush and something is unflushed (the periodic task). */
@@ -585,6 +576,10 @@ public final class Log {
      * often the clean shutdown, would otherwise pay for every new log and epoch at once). Never on an append path.
      */
     void syncMetadataFilesInBackground() {
+        syncMetadataFilesOrFail("sync partition.metadata and the epoch checkpoint");
+    }
+
+    private void syncMetadataFilesOrFail(String what) {
         if (offline || closed) {
             return;
         }
@@ -592,7 +587,7 @@ public final class Log {
             syncMetadataFiles();
         } catch (IOException e) {
             if (!closed) {
-                throw storageError("sync partition.metadata and the epoch checkpoint", e);
+                throw storageError(what, e);
             }
         }
     }
