@@ -5,15 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
-import io.grpc.stub.StreamObserver;
 import io.raftline.common.SystemTime;
 import io.raftline.protocol.controller.BrokerHeartbeatRequest;
-import io.raftline.protocol.controller.BrokerHeartbeatResponse;
-import io.raftline.protocol.controller.ControllerServiceGrpc;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -38,35 +32,9 @@ class ControllerChannelTest {
         }
     }
 
-    /** Accepts TCP connections and never says a word: what a black-holed host looks like to a client. */
-    private InetSocketAddress silentNode() throws Exception {
-        ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        List<Socket> accepted = new ArrayList<>();
-        Thread acceptor = new Thread(() -> {
-            while (!socket.isClosed()) {
-                try {
-                    accepted.add(socket.accept());
-                } catch (Exception closed) {
-                    return;
-                }
-            }
-        }, "silent-node");
-        acceptor.setDaemon(true);
-        acceptor.start();
-        closeables.add(socket);
-        return new InetSocketAddress("127.0.0.1", socket.getLocalPort());
-    }
-
     private InetSocketAddress liveController(AtomicInteger heartbeats) throws Exception {
         Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-            .addService(new ControllerServiceGrpc.ControllerServiceImplBase() {
-                @Override
-                public void brokerHeartbeat(BrokerHeartbeatRequest request, StreamObserver<BrokerHeartbeatResponse> out) {
-                    heartbeats.incrementAndGet();
-                    out.onNext(BrokerHeartbeatResponse.newBuilder().setIsFenced(false).build());
-                    out.onCompleted();
-                }
-            }).build().start();
+            .addService(ControllerStubs.countingHeartbeats(heartbeats)).build().start();
         closeables.add(() -> server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
         return new InetSocketAddress("127.0.0.1", server.getPort());
     }
@@ -74,7 +42,7 @@ class ControllerChannelTest {
     @Test
     void aSilentNodeCostsOneCallAndLaterCallsStartElsewhere() throws Exception {
         AtomicInteger heartbeats = new AtomicInteger();
-        InetSocketAddress silent = silentNode();
+        InetSocketAddress silent = ControllerStubs.silentAddress(closeables);
         InetSocketAddress live = liveController(heartbeats);
         ControllerChannel channel = new ControllerChannel(List.of(silent, live), SystemTime.INSTANCE, 30_000);
         closeables.add(channel);

@@ -5,15 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.Server;
 import io.grpc.inprocess.InProcessServerBuilder;
-import io.grpc.stub.StreamObserver;
 import io.raftline.common.SystemTime;
 import io.raftline.protocol.controller.BrokerHeartbeatRequest;
-import io.raftline.protocol.controller.BrokerHeartbeatResponse;
-import io.raftline.protocol.controller.ControllerServiceGrpc;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -37,38 +31,13 @@ class LocalControllersTest {
         }
     }
 
-    /** Accepts TCP connections and never answers. */
-    private InetSocketAddress silentAddress() throws Exception {
-        ServerSocket socket = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-        List<Socket> accepted = new ArrayList<>();
-        Thread acceptor = new Thread(() -> {
-            while (!socket.isClosed()) {
-                try {
-                    accepted.add(socket.accept());
-                } catch (Exception closed) {
-                    return;
-                }
-            }
-        }, "silent-address");
-        acceptor.setDaemon(true);
-        acceptor.start();
-        closeables.add(socket);
-        return new InetSocketAddress("127.0.0.1", socket.getLocalPort());
-    }
-
     @Test
     void aRegisteredListenerIsCalledInProcessAndAnUnregisteredOneOverTheNetwork() throws Exception {
-        InetSocketAddress address = silentAddress();
+        InetSocketAddress address = ControllerStubs.silentAddress(closeables);
         AtomicInteger heartbeats = new AtomicInteger();
         String name = LocalControllers.serverName(address.getHostString(), address.getPort());
-        Server server = InProcessServerBuilder.forName(name).addService(new ControllerServiceGrpc.ControllerServiceImplBase() {
-            @Override
-            public void brokerHeartbeat(BrokerHeartbeatRequest request, StreamObserver<BrokerHeartbeatResponse> out) {
-                heartbeats.incrementAndGet();
-                out.onNext(BrokerHeartbeatResponse.newBuilder().setIsFenced(false).build());
-                out.onCompleted();
-            }
-        }).build().start();
+        Server server = InProcessServerBuilder.forName(name).addService(ControllerStubs.countingHeartbeats(heartbeats))
+            .build().start();
         closeables.add(() -> server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
         BrokerHeartbeatRequest request = BrokerHeartbeatRequest.newBuilder().setBrokerId(1).build();
 
