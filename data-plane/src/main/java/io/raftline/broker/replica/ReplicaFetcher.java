@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -51,6 +52,10 @@ final class ReplicaFetcher implements AutoCloseable {
     private final AtomicLong correlation = new AtomicLong();
     private final Thread thread;
     private final ManagedChannel channel;
+    /** Opened by {@link #close()}: ends every pause of the fetch thread at once. */
+    private final CountDownLatch closed = new CountDownLatch(1);
+    /** Where the current stream's responses arrive; {@link #close()} drops a wake-up into it. */
+    private volatile LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
     private volatile boolean running = true;
 
     ReplicaFetcher(int brokerId, int leaderId, Endpoint endpoint, ReplicaFetcherManager.Settings settings) {
@@ -92,6 +97,10 @@ final class ReplicaFetcher implements AutoCloseable {
     private void run() {
         while (running) {
             LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+            this.inbox = inbox;
+            if (!running) {
+                return;
+            }
             StreamObserver<FetchResponse> responses = new StreamObserver<>() {
                 @Override
                 public void onNext(FetchResponse value) {
@@ -129,7 +138,7 @@ final class ReplicaFetcher implements AutoCloseable {
             }
             if (running) {
                 try {
-                    Thread.sleep(settings.backoffMs());
+                    pause(settings.backoffMs());
                 } catch (InterruptedException e) {
                     return;
                 }
@@ -142,7 +151,7 @@ final class ReplicaFetcher implements AutoCloseable {
         while (running) {
             FetchRequest request = buildRequest();
             if (request.getPartitionsCount() == 0) {
-                Thread.sleep(20);
+                pause(20);
                 continue;
             }
             requests.onNext(request);
@@ -152,6 +161,9 @@ final class ReplicaFetcher implements AutoCloseable {
             }
             if (reply instanceof Throwable t) {
                 throw new IllegalStateException(t);
+            }
+            if (!running) {
+                return;
             }
             apply((FetchResponse) reply);
         }
@@ -247,15 +259,29 @@ final class ReplicaFetcher implements AutoCloseable {
         return List.copyOf(partitions.keySet());
     }
 
+    /** Waits {@code ms}, or less once closed. */
+    private void pause(long ms) throws InterruptedException {
+        closed.await(ms, TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Stops the fetch thread without interrupting it: an interrupt during a log append closes the segment's file
+     * channel ({@code ClosedByInterruptException}) and takes the whole log dir offline. The thread finishes the
+     * response it is applying, sees it is closed, and ends; its waits are woken here instead.
+     */
     @Override
     public void close() {
         running = false;
-        thread.interrupt();
+        closed.countDown();
+        inbox.add(new IllegalStateException("the fetcher from broker " + leaderId + " is closed"));
         channel.shutdownNow();
         try {
-            thread.join(2000);
+            thread.join(5000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (thread.isAlive()) {
+            LOG.warn("the fetcher from broker {} is still applying a response after 5 s; leaving it to finish", leaderId);
         }
     }
 }

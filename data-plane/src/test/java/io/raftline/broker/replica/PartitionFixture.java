@@ -36,7 +36,14 @@ final class PartitionFixture implements AutoCloseable {
 
     /** One batch of {@code records} small records. */
     static ByteBuffer batch(int records) {
-        RecordBatchBuilder b = new RecordBatchBuilder(CompressionType.NONE, TimestampType.CREATE_TIME, 0, -1, (short) -1, -1, 64);
+        return batchAt(0, records);
+    }
+
+    /** One batch of {@code records} small records from {@code baseOffset}, as a leader at epoch 0 stores it. */
+    static ByteBuffer batchAt(long baseOffset, int records) {
+        RecordBatchBuilder b = new RecordBatchBuilder(CompressionType.NONE, TimestampType.CREATE_TIME, baseOffset, -1, (short) -1,
+            -1, 64);
+        b.setPartitionLeaderEpoch(0);
         for (int i = 0; i < records; i++) {
             b.append(0, null, ("v" + i).getBytes(StandardCharsets.UTF_8), null);
         }
