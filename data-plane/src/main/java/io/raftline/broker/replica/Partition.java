@@ -495,8 +495,12 @@ public final class Partition {
     // ---------------------------------------------------------------------------------------------------------
     // Leader: ISR
 
-    /** A proposed ISR change, with the epochs the controller checks it against. */
-    public record IsrChange(List<Integer> newIsr, int leaderEpoch, int partitionEpoch, String reason) {
+    /**
+     * A proposed ISR change from {@code fromIsr} (the ISR when it was proposed) to {@code newIsr}, with the epochs
+     * the controller checks it against.
+     */
+    public record IsrChange(List<Integer> fromIsr, List<Integer> newIsr, int leaderEpoch, int partitionEpoch,
+                            String reason) {
     }
 
     /**
@@ -543,7 +547,7 @@ public final class Partition {
             pendingIsr = ordered;
             String reason = (out.isEmpty() ? "" : "shrink: " + out + " lagged more than " + lagMaxMs + " ms")
                 + (in.isEmpty() ? "" : (out.isEmpty() ? "" : "; ") + "expand: " + in + " caught up");
-            return Optional.of(new IsrChange(ordered, leaderEpoch, partitionEpoch, reason));
+            return Optional.of(new IsrChange(isr, ordered, leaderEpoch, partitionEpoch, reason));
         }
     }
 

@@ -450,9 +450,11 @@ public final class ReplicaManager implements AutoCloseable {
                 LOG.info("{}: controller refused the ISR change: {} {}", partition.topicPartition(),
                     result.getError().getCode(), result.getError().getMessage());
             }
-            List<Integer> before = partition.isr();
             partition.completeIsrChange(change, result.getIsrList(), result.getPartitionEpoch(), ok);
             if (ok) {
+                // Counted against the ISR the proposal started from: the committed record often reaches this
+                // broker's metadata (and its partition) before the controller's answer does.
+                List<Integer> before = change.fromIsr();
                 int removed = (int) before.stream().filter(r -> !result.getIsrList().contains(r)).count();
                 int added = (int) result.getIsrList().stream().filter(r -> !before.contains(r)).count();
                 isrListener.onIsrChange(removed, added);
