@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.StringJoiner;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 
@@ -87,6 +88,10 @@ public final class TestCluster implements AutoCloseable {
     public static Builder builder() {
         return new Builder();
     }
+
+    /** Test nodes listen between these ports: under the ephemeral range, above the usual fixed service ports. */
+    private static final int FIRST_TEST_PORT = 20_000;
+    private static final int LAST_TEST_PORT = 32_000;
 
     private final Path root;
     private Admin admin;
@@ -172,8 +177,18 @@ public final class TestCluster implements AutoCloseable {
     /** Waits until every running node answers /ready. */
     public void awaitReady(Duration timeout) {
         for (TestNode node : nodes.values()) {
-            if (node.isRunning()) {
-                await(node::isReady, timeout, "node " + node.id() + " to be ready (log: " + node.logFile() + ")");
+            if (node.isRunning() || node.crashed()) {
+                try {
+                    await(() -> {
+                        if (node.crashed()) {
+                            throw new AssertionError("node " + node.id() + " exited while starting: " + node.diagnose());
+                        }
+                        return node.isReady();
+                    }, timeout, "node " + node.id() + " to be ready");
+                } catch (AssertionError e) {
+                    throw e.getMessage().startsWith("timed out") ? new AssertionError(e.getMessage() + " ("
+                        + node.diagnose() + ")", e) : e;
+                }
             }
         }
     }
@@ -245,19 +260,20 @@ public final class TestCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * Free ports below the kernel's ephemeral range (32768 and up on Linux). A node's ports must stay free while
+     * the node is stopped for a restart; one from the ephemeral range can meanwhile become the local port of any
+     * outgoing connection, and the restarted node then cannot listen.
+     */
     static int[] freePorts(int count) {
         int[] ports = new int[count];
         List<ServerSocket> sockets = new ArrayList<>();
         try {
             for (int i = 0; i < count; i++) {
-                ServerSocket socket = new ServerSocket();
-                socket.setReuseAddress(true);
-                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0));
+                ServerSocket socket = bindBelowEphemeralRange();
                 sockets.add(socket);
                 ports[i] = socket.getLocalPort();
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         } finally {
             for (ServerSocket socket : sockets) {
                 try {
@@ -268,6 +284,26 @@ public final class TestCluster implements AutoCloseable {
             }
         }
         return ports;
+    }
+
+    private static ServerSocket bindBelowEphemeralRange() {
+        for (int attempt = 0; attempt < 1_000; attempt++) {
+            int port = ThreadLocalRandom.current().nextInt(FIRST_TEST_PORT, LAST_TEST_PORT);
+            ServerSocket socket = null;
+            try {
+                socket = new ServerSocket();
+                socket.setReuseAddress(true);
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+                return socket;
+            } catch (IOException e) {
+                try {
+                    socket.close();
+                } catch (IOException ignored) {
+                    // best effort
+                }
+            }
+        }
+        throw new IllegalStateException("no free port between " + FIRST_TEST_PORT + " and " + LAST_TEST_PORT);
     }
 
     @Override

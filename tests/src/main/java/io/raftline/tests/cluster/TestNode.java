@@ -29,6 +29,8 @@ public final class TestNode {
     private final int metricsPort;
     private final String heap;
     private Process process;
+    /** Started by the test and not since stopped or killed by it. */
+    private boolean wanted;
 
     TestNode(int id, Path dir, boolean controller, boolean broker, int[] ports, String heap) {
         this.id = id;
@@ -155,9 +157,15 @@ public final class TestNode {
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("logs/console.out").toFile()))
                 .start();
             process.getOutputStream().close();
+            wanted = true;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** Started and not stopped or killed by the test, yet its process has ended (it failed on its own). */
+    public synchronized boolean crashed() {
+        return wanted && process != null && !process.isAlive();
     }
 
     public synchronized boolean isRunning() {
@@ -211,11 +219,37 @@ public final class TestNode {
         }
     }
 
+    /**
+     * One line on what this node is doing, for a failure message (CI shows those, and not the node's files): running
+     * or its exit code, then the last lines of its console and its last warnings and errors.
+     */
+    public String diagnose() {
+        StringBuilder sb = new StringBuilder("node ").append(id).append(isRunning() ? " running" : " exited " + exitCode());
+        sb.append("; console: ").append(lastLines(dir.resolve("logs/console.out"), 3, line -> true));
+        sb.append("; last warnings: ").append(lastLines(logFile(), 4, line -> line.contains(" WARN ")
+            || line.contains(" ERROR ")));
+        return sb.toString();
+    }
+
+    private static List<String> lastLines(Path file, int count, java.util.function.Predicate<String> keep) {
+        try {
+            if (!Files.exists(file)) {
+                return List.of();
+            }
+            List<String> kept = Files.readAllLines(file, StandardCharsets.UTF_8).stream().filter(keep)
+                .map(line -> line.length() > 240 ? line.substring(0, 240) + "..." : line).toList();
+            return kept.subList(Math.max(0, kept.size() - count), kept.size());
+        } catch (IOException | UncheckedIOException e) {
+            return List.of("(unreadable: " + e + ")");
+        }
+    }
+
     /** SIGTERM and wait: a clean, controlled stop. */
     public synchronized void stop(Duration timeout) {
         if (process == null) {
             return;
         }
+        wanted = false;
         process.destroy();
         try {
             if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -235,6 +269,7 @@ public final class TestNode {
         if (process == null) {
             return;
         }
+        wanted = false;
         signal("KILL");
         process.destroyForcibly();
         try {

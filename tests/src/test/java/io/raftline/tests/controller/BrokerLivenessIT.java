@@ -96,6 +96,23 @@ class BrokerLivenessIT {
         }
     }
 
+    private static String quietlyDescribe() {
+        try {
+            return partitions().stream().map(p -> p.partition() + ": leader " + (p.leader() == null ? "none"
+                : p.leader().id()) + " isr " + p.isr().stream().map(n -> n.id()).toList()).toList().toString();
+        } catch (RuntimeException e) {
+            return "(describe failed: " + e + ")";
+        }
+    }
+
+    private static String quietlyBrokers() {
+        try {
+            return brokerStates().toString();
+        } catch (RuntimeException e) {
+            return "(describe failed: " + e + ")";
+        }
+    }
+
     private static boolean quietly(BooleanSupplier condition) {
         try {
             return condition.getAsBoolean();
@@ -216,8 +233,15 @@ class BrokerLivenessIT {
             assertThat(after).as("partitions led by the stopped broker %d", id).allMatch(p -> p.leader() != null
                 && p.leader().id() != id);
             int ackedAtStop = acked.get();
-            TestCluster.await(() -> acked.get() > ackedAtStop + 1000, Duration.ofSeconds(60),
-                "the producer to keep getting acks without broker " + id);
+            try {
+                TestCluster.await(() -> acked.get() > ackedAtStop + 1000, Duration.ofSeconds(60),
+                    "the producer to keep getting acks without broker " + id);
+            } catch (AssertionError e) {
+                // What the cluster and the producer looked like when the acks stopped, for the report.
+                throw new AssertionError(e.getMessage() + "; acked " + ackedAtStop + " at the stop, " + acked.get()
+                    + " now; failed sends " + failures + "; partitions " + quietlyDescribe() + "; brokers "
+                    + quietlyBrokers(), e);
+            }
         } finally {
             running.set(false);
             load.join(TimeUnit.SECONDS.toMillis(90));
