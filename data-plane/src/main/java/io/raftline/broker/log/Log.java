@@ -40,9 +40,16 @@ public final class Log {
 
     private static final Logger LOG = LoggerFactory.getLogger(Log.class);
 
-    /** Told about the first I/O error of a log, so the owner can take the directory offline. */
+    /**
+     * Told about the first I/O error of a log, so the owner can take the directory offline; and about each
+     * truncation, after which the owner's recovery-point checkpoint must not claim more than the new end.
+     */
     public interface StorageErrorHandler {
         void onStorageError(Log log, IOException error);
+
+        /** The log was truncated (its recovery point is at most its new end); called without the log's lock. */
+        default void onTruncated(Log log) {
+        }
     }
 
     /** The published end of the log: next offset and where it lies in the active segment. */
@@ -370,59 +377,69 @@ public final class Log {
                 return;
             }
             if (offset <= logStartOffset) {
-                truncateFullyAndStartAt(offset);
-                return;
-            }
-            try {
-                List<LogSegment> removed = new ArrayList<>(segments.tailMap(offset, true).values());
-                for (LogSegment s : removed) {
-                    segments.remove(s.baseOffset());
-                }
-                truncations++;
-                LogSegment last = segments.lastEntry().getValue();
-                last.truncateTo(offset);
-                if (!removed.isEmpty()) {
-                    last.onBecomeActive(config.segmentIndexBytes());
-                }
-                end = new EndOffset(last.nextOffset(), last.baseOffset(), last.size());
-                long newEnd = end.offset();
-                ProducerSnapshotFiles.deleteIf(dir, o -> o > newEnd);
-                epochCache.truncateFromEnd(end.offset());
-                scheduleDeletion(removed);
-                recoveryPoint = Math.min(recoveryPoint, end.offset());
-                highWatermark = Math.min(highWatermark, end.offset());
-                LOG.info("{}: truncated to {} (log end offset now {})", topicPartition(), offset, end.offset());
-            } catch (IOException e) {
-                throw storageError("truncate", e);
+                truncateFullyLocked(offset);
+            } else {
+                truncateTailLocked(offset);
             }
         }
+        errorHandler.onTruncated(this);
     }
 
     /** Deletes every segment and starts an empty log at {@code offset} (a follower too far behind the leader). */
     public void truncateFullyAndStartAt(long offset) {
         synchronized (lock) {
             checkWritable();
-            try {
-                truncations++;
-                List<LogSegment> removed = new ArrayList<>(segments.values());
-                for (LogSegment s : removed) {
-                    s.onBecomeInactive();
-                }
-                // renamed first: the new segment may take the same file names
-                scheduleDeletion(removed);
-                ProducerSnapshotFiles.deleteIf(dir, o -> true);
-                LogSegment fresh = LogSegment.create(dir, offset, config, time.milliseconds());
-                segments.put(offset, fresh);
-                segments.headMap(offset, false).clear();
-                segments.tailMap(offset, false).clear();
-                end = new EndOffset(offset, offset, 0);
-                logStartOffset = offset;
-                recoveryPoint = offset;
-                highWatermark = offset;
-                epochCache.clear();
-            } catch (IOException e) {
-                throw storageError("truncate fully", e);
+            truncateFullyLocked(offset);
+        }
+        errorHandler.onTruncated(this);
+    }
+
+    private void truncateTailLocked(long offset) {
+        try {
+            List<LogSegment> removed = new ArrayList<>(segments.tailMap(offset, true).values());
+            for (LogSegment s : removed) {
+                segments.remove(s.baseOffset());
             }
+            truncations++;
+            LogSegment last = segments.lastEntry().getValue();
+            last.truncateTo(offset);
+            if (!removed.isEmpty()) {
+                last.onBecomeActive(config.segmentIndexBytes());
+            }
+            end = new EndOffset(last.nextOffset(), last.baseOffset(), last.size());
+            long newEnd = end.offset();
+            ProducerSnapshotFiles.deleteIf(dir, o -> o > newEnd);
+            epochCache.truncateFromEnd(end.offset());
+            scheduleDeletion(removed);
+            recoveryPoint = Math.min(recoveryPoint, end.offset());
+            highWatermark = Math.min(highWatermark, end.offset());
+            LOG.info("{}: truncated to {} (log end offset now {})", topicPartition(), offset, end.offset());
+        } catch (IOException e) {
+            throw storageError("truncate", e);
+        }
+    }
+
+    private void truncateFullyLocked(long offset) {
+        try {
+            truncations++;
+            List<LogSegment> removed = new ArrayList<>(segments.values());
+            for (LogSegment s : removed) {
+                s.onBecomeInactive();
+            }
+            // renamed first: the new segment may take the same file names
+            scheduleDeletion(removed);
+            ProducerSnapshotFiles.deleteIf(dir, o -> true);
+            LogSegment fresh = LogSegment.create(dir, offset, config, time.milliseconds());
+            segments.put(offset, fresh);
+            segments.headMap(offset, false).clear();
+            segments.tailMap(offset, false).clear();
+            end = new EndOffset(offset, offset, 0);
+            logStartOffset = offset;
+            recoveryPoint = offset;
+            highWatermark = offset;
+            epochCache.clear();
+        } catch (IOException e) {
+            throw storageError("truncate fully", e);
         }
     }
 

@@ -107,6 +107,8 @@ public final class LogManager {
      */
     private final Map<Path, Integer> logsPerDir = new HashMap<>();
     private final Set<Path> offlineDirs = ConcurrentHashMap.newKeySet();
+    /** Held while a checkpoint file is written: the periodic task and truncations would share its temp file. */
+    private final Object checkpointWriteLock = new Object();
     private final List<LogDirListener> listeners = new CopyOnWriteArrayList<>();
     private final List<ScheduledFuture<?>> tasks = new ArrayList<>();
     private volatile boolean started;
@@ -192,7 +194,7 @@ public final class LogManager {
                 throw new IOException("partition " + key.dirName() + " exists in two log dirs: " + logs.get(key).dir() + " and " + child);
             }
             Log log = Log.open(child, key.topic(), key.partition(), null, defaultConfig, recoveryPoints.getOrDefault(key, 0L), clean,
-                time, scheduler, this::onStorageError);
+                time, scheduler, logEvents);
             Long hw = hws.get(key);
             if (hw != null) {
                 log.updateHighWatermark(hw);
@@ -228,7 +230,7 @@ public final class LogManager {
         }
         try {
             Log log = Log.open(dir.resolve(key.dirName()), topic, partition, topicId, config, 0, false, time, scheduler,
-                this::onStorageError);
+                logEvents);
             track(key, log);
             return log;
         } catch (IOException e) {
@@ -303,14 +305,8 @@ public final class LogManager {
 
     private void writeOffsetsPerDir(String fileName, OffsetOf offsetOf) {
         for (Path dir : onlineDirs()) {
-            List<String> lines = new ArrayList<>();
-            for (Map.Entry<TopicPartitionKey, Log> e : logs.entrySet()) {
-                if (e.getValue().dir().getParent().equals(dir)) {
-                    lines.add(e.getKey().topic() + " " + e.getKey().partition() + " " + offsetOf.of(e.getValue()));
-                }
-            }
             try {
-                CheckpointFile.write(dir.resolve(fileName), lines);
+                writeOffsets(dir, fileName, offsetOf);
             } catch (IOException e) {
                 markDirOffline(dir, e);
             }
@@ -318,13 +314,20 @@ public final class LogManager {
     }
 
     private void writeRecoveryPoints(Path dir) throws IOException {
-        List<String> lines = new ArrayList<>();
-        for (Map.Entry<TopicPartitionKey, Log> e : logs.entrySet()) {
-            if (e.getValue().dir().getParent().equals(dir)) {
-                lines.add(e.getKey().topic() + " " + e.getKey().partition() + " " + e.getValue().recoveryPoint());
+        writeOffsets(dir, RECOVERY_POINT_CHECKPOINT, Log::recoveryPoint);
+    }
+
+    /** One checkpoint file of one dir; one writer at a time (the periodic task and truncations share the temp file). */
+    private void writeOffsets(Path dir, String fileName, OffsetOf offsetOf) throws IOException {
+        synchronized (checkpointWriteLock) {
+            List<String> lines = new ArrayList<>();
+            for (Map.Entry<TopicPartitionKey, Log> e : logs.entrySet()) {
+                if (e.getValue().dir().getParent().equals(dir)) {
+                    lines.add(e.getKey().topic() + " " + e.getKey().partition() + " " + offsetOf.of(e.getValue()));
+                }
             }
+            CheckpointFile.write(dir.resolve(fileName), lines);
         }
-        CheckpointFile.write(dir.resolve(RECOVERY_POINT_CHECKPOINT), lines);
     }
 
     private static Map<TopicPartitionKey, Long> readOffsets(Path file) throws IOException {
@@ -393,7 +396,7 @@ public final class LogManager {
                 cleaned += cleaner.clean(log).segmentsCleaned();
             } catch (IOException e) {
                 log.markOffline();
-                onStorageError(log, e);
+                logEvents.onStorageError(log, e);
             } catch (RuntimeException e) {
                 LOG.error("compaction of {} failed", log.topicPartition(), e);
             }
@@ -411,9 +414,30 @@ public final class LogManager {
         return Set.copyOf(offlineDirs);
     }
 
-    private void onStorageError(Log log, IOException e) {
-        markDirOffline(log.dir().getParent(), e);
-    }
+    /** What every log of this manager reports: I/O errors (the dir goes offline) and truncations. */
+    private final Log.StorageErrorHandler logEvents = new Log.StorageErrorHandler() {
+        @Override
+        public void onStorageError(Log log, IOException e) {
+            markDirOffline(log.dir().getParent(), e);
+        }
+
+        /**
+         * A truncated log's recovery point fell; the dir's checkpoint is rewritten now, not at the next periodic
+         * checkpoint, or a crash before then would trust data appended since below the old recovery point.
+         */
+        @Override
+        public void onTruncated(Log log) {
+            Path dir = log.dir().getParent();
+            if (offlineDirs.contains(dir)) {
+                return;
+            }
+            try {
+                writeRecoveryPoints(dir);
+            } catch (IOException e) {
+                markDirOffline(dir, e);
+            }
+        }
+    };
 
     private void markDirOffline(Path dir, IOException cause) {
         Path normalized = dir.toAbsolutePath().normalize();

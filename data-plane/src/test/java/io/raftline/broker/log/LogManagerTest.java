@@ -160,12 +160,7 @@ class LogManagerTest {
     void uncleanRestartRecoversFromTheCheckpointedRecoveryPoint() throws Exception {
         Path d = tmp.resolve("d");
         LogManager m = manager(List.of(d));
-        Log log = m.getOrCreateLog("t", 0, new byte[16], config);
-        for (int i = 0; i < 10; i++) {
-            log.appendAsLeader(TestBatches.batch(2, "r" + i, 1), 0);
-        }
-        log.flush();
-        m.checkpointRecoveryPoints();
+        Log log = flushedAndCheckpointed(m);
         log.appendAsLeader(TestBatches.batch(2, "late", 1), 0);
         log.close(); // a crash: no marker, no final checkpoint
         LogManager again = manager(List.of(d));
@@ -173,6 +168,37 @@ class LogManagerTest {
         assertThat(reopened.logEndOffset()).isEqualTo(22);
         assertThat(reopened.recoveryPoint()).isEqualTo(22);
         again.shutdown();
+    }
+
+    @Test
+    void aTruncationRewritesTheRecoveryPointCheckpointAtOnce() throws Exception {
+        Path d = tmp.resolve("d");
+        LogManager m = manager(List.of(d));
+        Log log = flushedAndCheckpointed(m);
+        assertThat(checkpointedRecoveryPoint(d)).isEqualTo(20);
+
+        log.truncateTo(8);
+        assertThat(checkpointedRecoveryPoint(d)).as("after truncateTo, before any periodic checkpoint").isEqualTo(8);
+        log.truncateFullyAndStartAt(4);
+        assertThat(checkpointedRecoveryPoint(d)).as("after truncateFullyAndStartAt").isEqualTo(4);
+        m.shutdown();
+    }
+
+    /** t-0 with 10 batches of 2 records, flushed, and its recovery point (20) checkpointed. */
+    private Log flushedAndCheckpointed(LogManager m) {
+        Log log = m.getOrCreateLog("t", 0, new byte[16], config);
+        for (int i = 0; i < 10; i++) {
+            log.appendAsLeader(TestBatches.batch(2, "r" + i, 1), 0);
+        }
+        log.flush();
+        m.checkpointRecoveryPoints();
+        return log;
+    }
+
+    private static long checkpointedRecoveryPoint(Path dir) throws IOException {
+        List<String> lines = Files.readAllLines(dir.toAbsolutePath().normalize().resolve("recovery-point-offset-checkpoint"));
+        return lines.stream().filter(l -> l.startsWith("t 0 ")).mapToLong(l -> Long.parseLong(l.substring(4))).findFirst()
+            .orElseThrow();
     }
 
     @Test
