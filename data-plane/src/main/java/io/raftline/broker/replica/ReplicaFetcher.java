@@ -56,7 +56,6 @@ final class ReplicaFetcher implements AutoCloseable {
     private final CountDownLatch closed = new CountDownLatch(1);
     /** Where the current stream's responses arrive; {@link #close()} drops a wake-up into it. */
     private volatile LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
-    private volatile boolean running = true;
 
     ReplicaFetcher(int brokerId, int leaderId, Endpoint endpoint, ReplicaFetcherManager.Settings settings) {
         this.brokerId = brokerId;
@@ -95,10 +94,10 @@ final class ReplicaFetcher implements AutoCloseable {
     }
 
     private void run() {
-        while (running) {
+        while (running()) {
             LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
             this.inbox = inbox;
-            if (!running) {
+            if (!running()) {
                 return;
             }
             StreamObserver<FetchResponse> responses = new StreamObserver<>() {
@@ -126,7 +125,7 @@ final class ReplicaFetcher implements AutoCloseable {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
-                if (running) {
+                if (running()) {
                     LOG.debug("fetch from broker {} failed: {}", leaderId, e.toString());
                 }
             } finally {
@@ -136,7 +135,7 @@ final class ReplicaFetcher implements AutoCloseable {
                     // the stream is already broken
                 }
             }
-            if (running) {
+            if (running()) {
                 try {
                     pause(settings.backoffMs());
                 } catch (InterruptedException e) {
@@ -148,7 +147,7 @@ final class ReplicaFetcher implements AutoCloseable {
 
     private void fetchLoop(StreamObserver<FetchRequest> requests, LinkedBlockingQueue<Object> inbox)
         throws InterruptedException {
-        while (running) {
+        while (running()) {
             FetchRequest request = buildRequest();
             if (request.getPartitionsCount() == 0) {
                 pause(20);
@@ -162,7 +161,7 @@ final class ReplicaFetcher implements AutoCloseable {
             if (reply instanceof Throwable t) {
                 throw new IllegalStateException(t);
             }
-            if (!running) {
+            if (!running()) {
                 return;
             }
             apply((FetchResponse) reply);
@@ -259,6 +258,10 @@ final class ReplicaFetcher implements AutoCloseable {
         return List.copyOf(partitions.keySet());
     }
 
+    private boolean running() {
+        return closed.getCount() > 0;
+    }
+
     /** Waits {@code ms}, or less once closed. */
     private void pause(long ms) throws InterruptedException {
         closed.await(ms, TimeUnit.MILLISECONDS);
@@ -271,7 +274,6 @@ final class ReplicaFetcher implements AutoCloseable {
      */
     @Override
     public void close() {
-        running = false;
         closed.countDown();
         inbox.add(new IllegalStateException("the fetcher from broker " + leaderId + " is closed"));
         channel.shutdownNow();

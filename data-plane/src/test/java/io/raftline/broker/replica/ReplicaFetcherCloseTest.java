@@ -22,11 +22,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -125,26 +127,13 @@ class ReplicaFetcherCloseTest {
         return f.get(partition);
     }
 
-    private static Thread thread(String name) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (System.nanoTime() < deadline) {
-            for (Thread t : Thread.getAllStackTraces().keySet()) {
-                if (t.getName().equals(name)) {
-                    return t;
-                }
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("no thread named " + name);
+    private static Thread thread(String name) {
+        return Awaitility.await("a thread named " + name).atMost(Duration.ofSeconds(30)).until(
+            () -> Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals(name)).findFirst(),
+            Optional::isPresent).orElseThrow();
     }
 
-    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            Thread.sleep(5);
-        }
+    private static void await(BooleanSupplier condition, String what) {
+        Awaitility.await(what).atMost(Duration.ofSeconds(30)).until(condition::getAsBoolean);
     }
 }

@@ -179,15 +179,12 @@ public final class TestCluster implements AutoCloseable {
         for (TestNode node : nodes.values()) {
             if (node.isRunning() || node.crashed()) {
                 try {
-                    await(() -> {
-                        if (node.crashed()) {
-                            throw new AssertionError("node " + node.id() + " exited while starting: " + node.diagnose());
-                        }
-                        return node.isReady();
-                    }, timeout, "node " + node.id() + " to be ready");
+                    await(() -> node.crashed() || node.isReady(), timeout, "node " + node.id() + " to be ready");
                 } catch (AssertionError e) {
-                    throw e.getMessage().startsWith("timed out") ? new AssertionError(e.getMessage() + " ("
-                        + node.diagnose() + ")", e) : e;
+                    throw new AssertionError(e.getMessage() + " (" + node.diagnose() + ")", e);
+                }
+                if (node.crashed()) {
+                    throw new AssertionError("node " + node.id() + " exited while starting: " + node.diagnose());
                 }
             }
         }

@@ -25,6 +25,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -96,18 +97,10 @@ class BrokerLivenessIT {
         }
     }
 
-    private static String quietlyDescribe() {
+    /** What {@code describe} says, or why it could not say it: for failure messages. */
+    private static String quietlyDescribe(Supplier<Object> describe) {
         try {
-            return partitions().stream().map(p -> p.partition() + ": leader " + (p.leader() == null ? "none"
-                : p.leader().id()) + " isr " + p.isr().stream().map(n -> n.id()).toList()).toList().toString();
-        } catch (RuntimeException e) {
-            return "(describe failed: " + e + ")";
-        }
-    }
-
-    private static String quietlyBrokers() {
-        try {
-            return brokerStates().toString();
+            return String.valueOf(describe.get());
         } catch (RuntimeException e) {
             return "(describe failed: " + e + ")";
         }
@@ -239,8 +232,10 @@ class BrokerLivenessIT {
             } catch (AssertionError e) {
                 // What the cluster and the producer looked like when the acks stopped, for the report.
                 throw new AssertionError(e.getMessage() + "; acked " + ackedAtStop + " at the stop, " + acked.get()
-                    + " now; failed sends " + failures + "; partitions " + quietlyDescribe() + "; brokers "
-                    + quietlyBrokers(), e);
+                    + " now; failed sends " + failures + "; partitions " + quietlyDescribe(() -> partitions().stream()
+                        .map(p -> p.partition() + ": leader " + (p.leader() == null ? "none" : p.leader().id()) + " isr "
+                            + p.isr().stream().map(n -> n.id()).toList()).toList())
+                    + "; brokers " + quietlyDescribe(BrokerLivenessIT::brokerStates), e);
             }
         } finally {
             running.set(false);
