@@ -1,5 +1,10 @@
 package io.raftline.metadata.quorum;
 
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.apache.ratis.conf.Parameters;
@@ -34,6 +39,8 @@ import org.slf4j.LoggerFactory;
  * was built, nothing has been sent yet, so the appender skips this round ({@code null}, as when it has nothing to
  * send) and builds the request again from the new index on its next pass. A failure with an unmoved index is a
  * real inconsistency and is rethrown as before.
+ *
+ * <p>And should an appender fail for another reason, the leader replaces it (3.2.2 would leave it dead).
  *
  * <p>Selected through {@code raft.rpc.type} (the class name of {@link Type}); every other part of the transport is
  * Ratis's own.
@@ -79,7 +86,10 @@ public final class QuorumRpc {
         }
     }
 
-    /** Ratis's gRPC log appender whose request building survives a reply moving the next index mid-build. */
+    /**
+     * Ratis's gRPC log appender whose request building survives a reply moving the next index mid-build, and which
+     * is replaced by a new one when it fails anyway.
+     */
     static final class Appender extends GrpcLogAppender {
         Appender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
             super(server, state, follower);
@@ -89,10 +99,42 @@ public final class QuorumRpc {
         @Override
         public AppendEntriesRequestProto newAppendEntriesRequest(long callId, boolean heartbeat)
             throws RaftLogIOException {
-            return buildOrSkip(() -> super.newAppendEntriesRequest(callId, heartbeat), getFollower()::getNextIndex,
-                getFollower().getName());
+            return buildOrSkip(() -> {
+                failureForTests.run();
+                return super.newAppendEntriesRequest(callId, heartbeat);
+            }, getFollower()::getNextIndex, getFollower().getName());
+        }
+
+        /**
+         * Ratis 3.2.2 logs a failed appender and then skips its own restart (see the class comment), so the leader
+         * asks for a new appender here, from another thread once this one has ended, as later Ratis releases do.
+         */
+        @Override
+        public void run() throws IOException {
+            try {
+                super.run();
+            } catch (InterruptedIOException e) {
+                throw e; // stopped
+            } catch (IOException | RuntimeException e) {
+                LOG.warn("{}: the log appender failed ({}); the leader starts a new one", getFollower().getName(),
+                    e.toString());
+                CompletableFuture.runAsync(this::replace, RESTART_DELAY);
+                throw e;
+            }
+        }
+
+        private void replace() {
+            if (getServer().getInfo().isAlive() && getServer().getInfo().isLeader()) {
+                getLeaderState().restart(this);
+            }
         }
     }
+
+    /** How long after a failed appender's thread ends its replacement starts (no tight loop on a lasting error). */
+    private static final Executor RESTART_DELAY = CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS);
+
+    /** Tests make request building fail here, as a Ratis defect would. */
+    static volatile Runnable failureForTests = () -> { };
 
     /** Builds an append request the way Ratis does, which may throw {@link RaftLogIOException}. */
     @FunctionalInterface
@@ -114,9 +156,11 @@ public final class QuorumRpc {
             if (after == before) {
                 throw e;
             }
-            RACED_REQUESTS.incrementAndGet();
-            LOG.debug("{}: next index moved from {} to {} while an append request was built ({}); building it again",
-                follower, before, after, e.getMessage());
+            long raced = RACED_REQUESTS.incrementAndGet();
+            if (Long.bitCount(raced) == 1) { // the 1st, 2nd, 4th, 8th ... time: visible, never a flood
+                LOG.info("{}: next index moved from {} to {} while an append request was built ({}); building it "
+                    + "again ({} times in this process)", follower, before, after, e.getMessage(), raced);
+            }
             return null;
         }
     }
