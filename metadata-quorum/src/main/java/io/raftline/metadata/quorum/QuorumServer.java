@@ -130,7 +130,11 @@ public final class QuorumServer implements Closeable {
         RaftServerConfigKeys.Read.setTimeout(p, TimeDuration.valueOf(config.requestTimeoutMs(), TimeUnit.MILLISECONDS));
         // Send appends as soon as they exist: metadata writes are small and latency matters more than batching.
         RaftServerConfigKeys.Log.Appender.setWaitTimeMin(p, TimeDuration.valueOf(0, TimeUnit.MILLISECONDS));
-        RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, false);
+        // A follower appends the leader's entries one request after another (Ratis's default). Off, 3.2.2 runs them
+        // concurrently on its server pool, where its log refuses a second caller ("Already running a method"): each
+        // refusal fails the request, the leader resets the stream and resends, and a burst of writes turns into
+        // hundreds of INCONSISTENCY replies (and the appender race QuorumRpc closes).
+        RaftServerConfigKeys.Log.setAppendEntriesComposeEnabled(p, true);
         // No commit-index ("log metadata") entries: Ratis otherwise appends one after every commit, so each write costs
         // a second entry, a second replication round and a second fsync on every node, and the next write queues
         // behind that flush. What it bought: a restarted node could apply up to its last committed index before
