@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongConsumer;
 import java.util.stream.Stream;
+import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.grpc.GrpcConfigKeys;
@@ -112,6 +113,8 @@ public final class QuorumServer implements Closeable {
     static RaftProperties ratisProperties(QuorumConfig config, Path dir) {
         RaftProperties p = new RaftProperties();
         RaftServerConfigKeys.setStorageDir(p, List.of(dir.toFile()));
+        // Ratis's gRPC transport with its 3.2.2 log-appender race closed (QuorumRpc says which).
+        RaftConfigKeys.Rpc.setType(p, new QuorumRpc.Type());
         GrpcConfigKeys.Server.setHost(p, config.quorumHost());
         GrpcConfigKeys.Server.setPort(p, config.quorumPort());
         RaftServerConfigKeys.Rpc.setTimeoutMin(p, TimeDuration.valueOf(config.electionTimeoutMinMs(), TimeUnit.MILLISECONDS));
