@@ -312,18 +312,31 @@ final class RaftlineAdmin implements Admin {
     @Override
     public DescribeTopicsResult describeTopics(Collection<String> topicNames) {
         CompletableFuture<MetadataResponse> whole = metadataCall(MetadataRequest.newBuilder().addAllTopics(topicNames).build());
+        // One parse of the answer for all the topics asked (not one whole-cluster parse and list scan per topic).
+        CompletableFuture<DescribedTopics> parsed = whole.thenApply(DescribedTopics::new);
         Map<String, CompletableFuture<TopicDescription>> out = new LinkedHashMap<>();
         for (String name : topicNames) {
-            out.put(name, whole.thenApply(r -> describe(r, name)));
+            out.put(name, parsed.thenApply(d -> d.describe(name)));
         }
         return new DescribeTopicsResult(out);
     }
 
-    private static TopicDescription describe(MetadataResponse r, String name) {
-        Cluster cluster = Metadata.toCluster(r, null);
-        for (TopicMetadata t : r.getTopicsList()) {
-            if (!t.getName().equals(name)) {
-                continue;
+    /** A metadata answer indexed once: its brokers, and its topics by name (the first entry of a name). */
+    private static final class DescribedTopics {
+        private final Cluster cluster;
+        private final Map<String, TopicMetadata> topics = new HashMap<>();
+
+        DescribedTopics(MetadataResponse r) {
+            this.cluster = Metadata.toCluster(r, null);
+            for (TopicMetadata t : r.getTopicsList()) {
+                topics.putIfAbsent(t.getName(), t);
+            }
+        }
+
+        TopicDescription describe(String name) {
+            TopicMetadata t = topics.get(name);
+            if (t == null) {
+                throw new UnknownTopicOrPartitionException("Topic '" + name + "' does not exist");
             }
             if (t.getError().getCode() != ErrorCode.NONE) {
                 throw Errors.toException(t.getError());
@@ -337,7 +350,6 @@ final class RaftlineAdmin implements Admin {
             parts.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
             return new TopicDescription(name, t.getInternal(), parts, topicId(t));
         }
-        throw new UnknownTopicOrPartitionException("Topic '" + name + "' does not exist");
     }
 
     private static Node node(Cluster cluster, int id) {

@@ -83,6 +83,22 @@ class AdminTest {
     }
 
     @Test
+    void oneDescribeOfManyTopicsAnswersEachWithItsOwnPartitionsAndFailsOnlyTheMissingOne() throws Exception {
+        admin.createTopics(List.of(new NewTopic("d1", 1, (short) 1), new NewTopic("d2", 2, (short) 2),
+            new NewTopic("d3", 3, (short) 3))).all().get(10, TimeUnit.SECONDS);
+        DescribeTopicsResult r = admin.describeTopics(List.of("d3", "missing", "d1", "d2"));
+        assertThat(r.topicNameValues().get("d1").get().partitions()).hasSize(1);
+        assertThat(r.topicNameValues().get("d2").get().partitions()).extracting(TopicPartitionInfo::partition)
+            .containsExactly(0, 1);
+        TopicDescription d3 = r.topicNameValues().get("d3").get();
+        assertThat(d3.name()).isEqualTo("d3");
+        assertThat(d3.partitions()).extracting(TopicPartitionInfo::partition).containsExactly(0, 1, 2);
+        assertThat(d3.partitions().get(0).replicas()).hasSize(3);
+        assertThatThrownBy(() -> r.topicNameValues().get("missing").get()).satisfies(e -> assertThat(cause(e))
+            .isInstanceOf(UnknownTopicOrPartitionException.class));
+    }
+
+    @Test
     void retriableTopLevelErrorsAreRetriedUntilTheyClear() throws Exception {
         cluster.injectAdminErrors(ErrorCode.NOT_CONTROLLER, ErrorCode.LEADER_NOT_AVAILABLE);
         admin.createTopics(List.of(new NewTopic("r", 1, (short) 1))).all().get(10, TimeUnit.SECONDS);

@@ -171,7 +171,7 @@ final class LogSegment {
         size = start + length;
     }
 
-    private void onBatchAppended(long base, long last, long maxTimestamp, int position, int batchSize) {
+    private void onBatchAppended(long base, long last, long maxTimestamp, int position, int batchSize) throws IOException {
         if (maxTimestamp > maxTimestampSoFar) {
             maxTimestampSoFar = maxTimestamp;
             offsetOfMaxTimestampSoFar = last;

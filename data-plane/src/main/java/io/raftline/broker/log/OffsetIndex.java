@@ -48,7 +48,7 @@ final class OffsetIndex extends MappedIndex {
     }
 
     /** Adds an entry; offsets and positions must rise (a broken invariant otherwise). */
-    void append(long offset, int position) {
+    void append(long offset, int position) throws IOException {
         long relative = offset - baseOffset;
         if (relative < 0 || relative > Integer.MAX_VALUE) {
             throw new IllegalStateException("offset " + offset + " does not fit the index of segment " + baseOffset);
@@ -61,8 +61,7 @@ final class OffsetIndex extends MappedIndex {
         if (isFull()) {
             throw new IllegalStateException("index " + file() + " is full");
         }
-        mmap.putInt(n * ENTRY_SIZE, (int) relative);
-        mmap.putInt(n * ENTRY_SIZE + 4, position);
+        writeEntry(n, entryBuffer().putInt((int) relative).putInt(position));
         entries = n + 1;
     }
 

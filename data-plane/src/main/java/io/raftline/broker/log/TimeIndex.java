@@ -48,7 +48,7 @@ final class TimeIndex extends MappedIndex {
     }
 
     /** Adds an entry if the timestamp is larger than the last one and there is room. */
-    void maybeAppend(long timestamp, long offset) {
+    void maybeAppend(long timestamp, long offset) throws IOException {
         int n = entries;
         if (n > 0 && (timestamp <= keyAt(n - 1) || offset < offsetAt(n - 1))) {
             return;
@@ -56,8 +56,7 @@ final class TimeIndex extends MappedIndex {
         if (isFull() || offset - baseOffset > Integer.MAX_VALUE || offset < baseOffset) {
             return;
         }
-        mmap.putLong(n * ENTRY_SIZE, timestamp);
-        mmap.putInt(n * ENTRY_SIZE + 8, (int) (offset - baseOffset));
+        writeEntry(n, entryBuffer().putLong(timestamp).putInt((int) (offset - baseOffset)));
         entries = n + 1;
     }
 

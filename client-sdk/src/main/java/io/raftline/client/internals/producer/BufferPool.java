@@ -81,6 +81,27 @@ public final class BufferPool {
         }
     }
 
+    /**
+     * A batch shrank its reservation from {@code from} to {@code to} bytes and no longer uses {@code array} (its
+     * builder's, or null): the difference goes back, and the array is kept for reuse when it has the poolable size and
+     * the kept arrays still fit in the available bytes.
+     */
+    public void shrink(int from, int to, byte[] array) {
+        if (to > from || to < 0) {
+            throw new IllegalArgumentException("cannot shrink a reservation of " + from + " bytes to " + to);
+        }
+        lock.lock();
+        try {
+            deallocate(from - to);
+            if (array != null && poolableSize > 0 && array.length == poolableSize
+                && (long) (free.size() + 1) * poolableSize <= availableBytes) {
+                free.addFirst(array);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
     /** Arrays kept for reuse. */
     public int freeArrays() {
         lock.lock();

@@ -28,13 +28,16 @@ public final class ProducerBatch {
 
     final TopicPartition tp;
     final long createdMs;
-    final int reservedBytes;
+    /** What the batch holds of buffer.memory: batch.size while open; its encoded size once compacted. */
+    int reservedBytes;
     private final RecordBatchBuilder builder;
     private final List<Thunk> thunks = new ArrayList<>();
     private final CompletableFuture<Void> completion = new CompletableFuture<>();
     private final AtomicBoolean done = new AtomicBoolean();
     private ByteBuffer built;
     private boolean reusable;
+    /** The encoded bytes were moved into an array of their own size (see {@link #compact}). */
+    private boolean compacted;
     private long lastAttemptMs;
     int attempts;
     boolean retry;
@@ -71,7 +74,7 @@ public final class ProducerBatch {
 
     /** The array to give back to the pool, or null when it may still be read. */
     byte[] reusableBuffer() {
-        return reusable ? builder.buffer() : null;
+        return reusable && !compacted ? builder.buffer() : null;
     }
 
     /**
@@ -104,6 +107,31 @@ public final class ProducerBatch {
 
     boolean isClosed() {
         return built != null;
+    }
+
+    /**
+     * Closes the batch and, when its encoded bytes fill less than half of the reservation, moves them into an array of
+     * their own size, so that in flight the batch holds what it sends rather than a whole {@code batch.size}. Call it
+     * only before the batch is first sent (nothing else reads the builder's array yet). Returns the builder's array,
+     * now unused, for the pool to recycle, or null when nothing moved; the caller gives the pool back the difference
+     * between the old reservation and the new {@link #reservedBytes}.
+     */
+    byte[] compact() {
+        if (attempts > 0 || compacted) {
+            throw new IllegalStateException("compact a batch only before it is first sent: " + this);
+        }
+        ByteBuffer b = close();
+        int size = b.remaining();
+        byte[] old = builder.buffer();
+        if (size > reservedBytes / 2 || !b.hasArray() || b.array() != old) {
+            return null;
+        }
+        byte[] exact = new byte[size];
+        b.get(exact);
+        built = ByteBuffer.wrap(exact);
+        compacted = true;
+        reservedBytes = size;
+        return old;
     }
 
     /**

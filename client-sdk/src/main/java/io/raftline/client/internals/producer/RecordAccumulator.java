@@ -215,6 +215,9 @@ public final class RecordAccumulator {
                     if (!taken.isEmpty() && bytes + size > maxRequestBytes) {
                         break;
                     }
+                    if (first.attempts == 0) {
+                        compact(first);
+                    }
                     dq.pollFirst();
                     gate.onDrained(first);
                     first.inFlight = true;
@@ -228,6 +231,20 @@ public final class RecordAccumulator {
             }
         }
         return out;
+    }
+
+    /**
+     * Before a batch is first sent: its bytes move into an array of their size and the rest of its {@code batch.size}
+     * reservation goes back to the pool (with the array, for the next batch). Without this, a batch in flight held a
+     * whole batch.size however few records it carried, so with many partitions (a batch of one or two records each)
+     * {@code buffer.memory / batch.size} batches in flight exhausted the memory with little data and send() blocked.
+     */
+    private void compact(ProducerBatch batch) {
+        int before = batch.reservedBytes;
+        byte[] unused = batch.compact();
+        if (unused != null && incomplete.contains(batch)) {
+            pool.shrink(before, batch.reservedBytes, unused);
+        }
     }
 
     /**

@@ -103,6 +103,56 @@ class RecordAccumulatorTest {
     }
 
     @Test
+    void aDrainedBatchHoldsOnlyItsBytesSoManySmallBatchesFitInTheMemory() {
+        int batchSize = 16_384;
+        BufferPool pool = new BufferPool(4L * batchSize, batchSize);
+        RecordAccumulator acc = new RecordAccumulator(batchSize, 0, 100, CompressionType.NONE, pool);
+        Cluster wide = Murmur2PartitionerTest.cluster("t", 40);
+        List<ProducerBatch> inFlight = new java.util.ArrayList<>();
+        for (int p = 0; p < 40; p++) {
+            // maxBlockMs 0: without compaction the fifth partition's batch would find the memory exhausted
+            acc.append(new TopicPartition("t", p), time.milliseconds(), null, new byte[100], NONE, null, 0,
+                time.hiResMilliseconds());
+            Map<Integer, List<ProducerBatch>> drained = acc.drain(wide, java.util.Set.of(leader), 1 << 20,
+                RecordAccumulator.OPEN_GATE, time.hiResMilliseconds());
+            assertThat(drained.get(1)).hasSize(1);
+            ProducerBatch b = drained.get(1).get(0);
+            assertThat(b.reservedBytes).isEqualTo(b.sizeInBytes()).isLessThan(200);
+            inFlight.add(b);
+        }
+        long held = inFlight.stream().mapToLong(b -> b.reservedBytes).sum();
+        assertThat(pool.availableMemory()).isEqualTo(4L * batchSize - held);
+        // the builders' arrays went back to the pool for the next batches
+        assertThat(pool.freeArrays()).isBetween(1, 3);
+
+        io.raftline.record.RecordBatch sent = io.raftline.record.RecordBatch.view(inFlight.get(7).close(), 0);
+        assertThat(sent.isValid()).isTrue();
+        assertThat(sent.recordCount()).isEqualTo(1);
+        assertThat(sent.records().iterator().next().value().remaining()).isEqualTo(100);
+        for (ProducerBatch b : inFlight) {
+            b.complete(0, -1, null);
+            acc.deallocate(b);
+        }
+        assertThat(pool.availableMemory()).isEqualTo(4L * batchSize);
+    }
+
+    @Test
+    void aRetriedBatchIsNotCompactedAgain() {
+        BufferPool pool = new BufferPool(1 << 20, 16_384);
+        RecordAccumulator acc = new RecordAccumulator(16_384, 0, 0, CompressionType.NONE, pool);
+        append(acc, 100);
+        ProducerBatch b = acc.drain(cluster, java.util.Set.of(leader), 1 << 20, RecordAccumulator.OPEN_GATE,
+            time.hiResMilliseconds()).get(1).get(0);
+        int compacted = b.reservedBytes;
+        acc.reenqueue(b, time.hiResMilliseconds());
+        ProducerBatch again = acc.drain(cluster, java.util.Set.of(leader), 1 << 20, RecordAccumulator.OPEN_GATE,
+            time.hiResMilliseconds()).get(1).get(0);
+        assertThat(again).isSameAs(b);
+        assertThat(again.reservedBytes).isEqualTo(compacted);
+        assertThat(again.close().remaining()).isEqualTo(compacted);
+    }
+
+    @Test
     void bufferPoolBlocksUntilMemoryIsReleasedOrTheWaitEnds() {
         BufferPool pool = new BufferPool(1000);
         pool.allocate(800, 0);
