@@ -3,7 +3,6 @@ package io.raftline.broker;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
 import io.raftline.grpc.AliasingMarshaller;
-import io.raftline.grpc.LargeMessageMarshaller;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.raftline.broker.config.HostPort;
@@ -189,10 +188,9 @@ public final class BrokerServer implements AutoCloseable {
             .maxInboundMessageSize(maxRequest)
             .flowControlWindow(config.getInt("broker.flow.control.window.bytes"))
             .permitKeepAliveTime(10, TimeUnit.SECONDS)
-            // Produce requests parsed in place: the batches alias the received message (one copy fewer per byte);
-            // fetch responses handed to gRPC in large pieces rather than 4 KiB ones.
-            .addService(LargeMessageMarshaller.largeResponses(AliasingMarshaller.aliasingRequests(service.bindService(),
-                BrokerServiceGrpc.getProduceMethod(), ProduceRequest.getDefaultInstance()), BrokerServiceGrpc.getFetchMethod()))
+            // Produce requests parsed in place: the batches alias the received message (one copy fewer per byte).
+            .addService(AliasingMarshaller.aliasingRequests(service.bindService(), BrokerServiceGrpc.getProduceMethod(),
+                ProduceRequest.getDefaultInstance()))
             .addService(GroupRpcService.serviceDefinition(groupCoordinator))
             .build();
         try {

@@ -43,43 +43,39 @@ public final class AliasingMarshaller<T extends Message> implements MethodDescri
         return method.toBuilder().setResponseMarshaller(new AliasingMarshaller<>(defaultInstance)).build();
     }
 
-    /** {@code service} with the requests of {@code method} (one of its methods) parsed with aliasing (for a server). */
+    /**
+     * {@code service} with the requests of {@code method} (one of its methods) parsed with aliasing (for a server):
+     * the service is rebuilt around a descriptor holding the changed method, as gRPC requires the bound methods to
+     * be the service descriptor's own.
+     */
     public static <Q extends Message, R> ServerServiceDefinition aliasingRequests(ServerServiceDefinition service,
                                                                               MethodDescriptor<Q, R> method, Q defaultInstance) {
-        return replaceMethod(service, method.toBuilder().setRequestMarshaller(new AliasingMarshaller<>(defaultInstance)).build());
-    }
-
-    /**
-     * {@code service} with its method of the same full name as {@code changed} replaced by {@code changed} (same
-     * handler): the service is rebuilt around a descriptor holding the changed method, as gRPC requires the bound
-     * methods to be the service descriptor's own.
-     */
-    static ServerServiceDefinition replaceMethod(ServerServiceDefinition service, MethodDescriptor<?, ?> changed) {
+        MethodDescriptor<Q, R> aliased = method.toBuilder().setRequestMarshaller(new AliasingMarshaller<>(defaultInstance)).build();
         ServiceDescriptor original = service.getServiceDescriptor();
         ServiceDescriptor.Builder descriptor = ServiceDescriptor.newBuilder(original.getName())
             .setSchemaDescriptor(original.getSchemaDescriptor());
         boolean found = false;
         for (MethodDescriptor<?, ?> m : original.getMethods()) {
-            boolean replaced = m.getFullMethodName().equals(changed.getFullMethodName());
+            boolean replaced = m.getFullMethodName().equals(method.getFullMethodName());
             found |= replaced;
-            descriptor.addMethod(replaced ? changed : m);
+            descriptor.addMethod(replaced ? aliased : m);
         }
         if (!found) {
-            throw new IllegalArgumentException(changed.getFullMethodName() + " is not a method of " + original.getName());
+            throw new IllegalArgumentException(method.getFullMethodName() + " is not a method of " + original.getName());
         }
         ServiceDescriptor rebuilt = descriptor.build();
         ServerServiceDefinition.Builder out = ServerServiceDefinition.builder(rebuilt);
         for (ServerMethodDefinition<?, ?> def : service.getMethods()) {
-            addMethod(out, def, changed);
+            addMethod(out, def, aliased);
         }
         return out.build();
     }
 
     @SuppressWarnings("unchecked")
     private static <Q, R> void addMethod(ServerServiceDefinition.Builder out, ServerMethodDefinition<Q, R> def,
-                                         MethodDescriptor<?, ?> changed) {
-        if (def.getMethodDescriptor().getFullMethodName().equals(changed.getFullMethodName())) {
-            out.addMethod((MethodDescriptor<Q, R>) changed, def.getServerCallHandler());
+                                         MethodDescriptor<?, ?> aliased) {
+        if (def.getMethodDescriptor().getFullMethodName().equals(aliased.getFullMethodName())) {
+            out.addMethod((MethodDescriptor<Q, R>) aliased, def.getServerCallHandler());
         } else {
             out.addMethod(def);
         }
