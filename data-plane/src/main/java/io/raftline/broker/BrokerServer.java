@@ -2,9 +2,9 @@ package io.raftline.broker;
 
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
-import io.raftline.grpc.AliasingMarshaller;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.netty.channel.ChannelOption;
 import io.raftline.broker.config.HostPort;
 import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.group.ExecutorGroupScheduler;
@@ -23,6 +23,8 @@ import io.raftline.broker.rpc.ProducerIdManager;
 import io.raftline.broker.rpc.RequestLimits;
 import io.raftline.broker.rpc.ServedImage;
 import io.raftline.common.Time;
+import io.raftline.grpc.AliasingMarshaller;
+import io.raftline.grpc.TransportAllocator;
 import io.raftline.metadata.client.BrokerLifecycleManager;
 import io.raftline.metadata.client.BrokerMetadataClient;
 import io.raftline.metadata.image.MetadataDelta;
@@ -188,6 +190,8 @@ public final class BrokerServer implements AutoCloseable {
             .maxInboundMessageSize(maxRequest)
             .flowControlWindow(config.getInt("broker.flow.control.window.bytes"))
             .permitKeepAliveTime(10, TimeUnit.SECONDS)
+            // buffers reused from response to response instead of fresh, zeroed memory (TransportAllocator)
+            .withChildOption(ChannelOption.ALLOCATOR, TransportAllocator.server())
             // Produce requests parsed in place: the batches alias the received message (one copy fewer per byte).
             .addService(AliasingMarshaller.aliasingRequests(service.bindService(), BrokerServiceGrpc.getProduceMethod(),
                 ProduceRequest.getDefaultInstance()))

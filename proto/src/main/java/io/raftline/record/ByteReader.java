@@ -24,6 +24,11 @@ final class ByteReader {
         return pos;
     }
 
+    /** The buffer read (positions of this reader are absolute in it). */
+    ByteBuffer buffer() {
+        return buf;
+    }
+
     int remaining() {
         return end - pos;
     }
@@ -34,6 +39,14 @@ final class ByteReader {
     }
 
     int readVarint() {
+        if (pos < end) {
+            // one-byte varints (lengths and deltas under 64) are most of a record's fields
+            byte first = buf.get(pos);
+            if (first >= 0) {
+                pos++;
+                return (first >>> 1) ^ -(first & 1);
+            }
+        }
         int raw = 0;
         int shift = 0;
         for (int i = 0; i < Varints.MAX_VARINT_BYTES; i++) {

@@ -4,8 +4,10 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * One decoded record. Key and value are read-only slices of the batch's (or the decompressed section's) memory,
- * not copies; they are null when the record has none.
+ * One decoded record. Key and value stay in the batch's (or the decompressed section's) memory, located by position
+ * and length: {@link #key()} and {@link #value()} are read-only views made on request, {@link #keyBytes()} and
+ * {@link #valueBytes()} copy straight from that memory (no view per record on the consumer's path); they are null
+ * when the record has none.
  */
 public final class Record {
 
@@ -13,16 +15,24 @@ public final class Record {
 
     private final long offset;
     private final long timestamp;
-    private final ByteBuffer key;
-    private final ByteBuffer value;
+    /** The memory key and value live in; they are located by position and length (-1: null), not sliced. */
+    private final ByteBuffer buf;
+    private final int keyPosition;
+    private final int keyLength;
+    private final int valuePosition;
+    private final int valueLength;
     private final Header[] headers;
     private final int sizeInBytes;
 
-    Record(long offset, long timestamp, ByteBuffer key, ByteBuffer value, Header[] headers, int sizeInBytes) {
+    Record(long offset, long timestamp, ByteBuffer buf, int keyPosition, int keyLength, int valuePosition, int valueLength,
+           Header[] headers, int sizeInBytes) {
         this.offset = offset;
         this.timestamp = timestamp;
-        this.key = key;
-        this.value = value;
+        this.buf = buf;
+        this.keyPosition = keyPosition;
+        this.keyLength = keyLength;
+        this.valuePosition = valuePosition;
+        this.valueLength = valueLength;
         this.headers = headers;
         this.sizeInBytes = sizeInBytes;
     }
@@ -38,30 +48,40 @@ public final class Record {
 
     /** The key (a fresh read-only view each call), or null. */
     public ByteBuffer key() {
-        return key == null ? null : key.asReadOnlyBuffer();
+        return view(keyPosition, keyLength);
     }
 
     /** The value (a fresh read-only view each call), or null: a null value on a compacted topic is a tombstone. */
     public ByteBuffer value() {
-        return value == null ? null : value.asReadOnlyBuffer();
+        return view(valuePosition, valueLength);
     }
 
     public boolean hasKey() {
-        return key != null;
+        return keyLength >= 0;
     }
 
     public boolean hasValue() {
-        return value != null;
+        return valueLength >= 0;
+    }
+
+    /** The key's size in bytes, -1 when there is none. */
+    public int keySize() {
+        return keyLength;
+    }
+
+    /** The value's size in bytes, -1 when there is none. */
+    public int valueSize() {
+        return valueLength;
     }
 
     /** A copy of the key, or null. */
     public byte[] keyBytes() {
-        return copy(key);
+        return copy(keyPosition, keyLength);
     }
 
     /** A copy of the value, or null. */
     public byte[] valueBytes() {
-        return copy(value);
+        return copy(valuePosition, valueLength);
     }
 
     public Header[] headers() {
@@ -73,12 +93,19 @@ public final class Record {
         return sizeInBytes;
     }
 
-    private static byte[] copy(ByteBuffer b) {
-        if (b == null) {
+    private ByteBuffer view(int position, int length) {
+        if (length < 0) {
             return null;
         }
-        byte[] out = new byte[b.remaining()];
-        b.get(b.position(), out, 0, out.length);
+        return buf.asReadOnlyBuffer().limit(position + length).position(position).slice();
+    }
+
+    private byte[] copy(int position, int length) {
+        if (length < 0) {
+            return null;
+        }
+        byte[] out = new byte[length];
+        buf.get(position, out, 0, length);
         return out;
     }
 
@@ -98,21 +125,25 @@ public final class Record {
         reader.readByte(); // record attributes: unused, must be written as 0
         long timestampDelta = reader.readVarlong();
         int offsetDelta = reader.readVarint();
-        ByteBuffer key = readNullable(reader);
-        ByteBuffer value = readNullable(reader);
+        int keyLength = readNullableLength(reader);
+        int keyPosition = reader.position();
+        reader.skip(Math.max(0, keyLength));
+        int valueLength = readNullableLength(reader);
+        int valuePosition = reader.position();
+        reader.skip(Math.max(0, valueLength));
         int headerCount = reader.readVarint();
         if (headerCount < 0 || headerCount > reader.remaining()) {
             throw ByteReader.corrupt("impossible header count " + headerCount + " at position " + reader.position());
         }
         Header[] headers = headerCount == 0 ? NO_HEADERS : new Header[headerCount];
         for (int i = 0; i < headerCount; i++) {
-            int keyLength = reader.readVarint();
-            if (keyLength < 0) {
-                throw ByteReader.corrupt("header key length " + keyLength + " at position " + reader.position());
+            int headerKeyLength = reader.readVarint();
+            if (headerKeyLength < 0) {
+                throw ByteReader.corrupt("header key length " + headerKeyLength + " at position " + reader.position());
             }
-            String headerKey = new String(reader.readBytes(keyLength), StandardCharsets.UTF_8);
-            int valueLength = reader.readVarint();
-            byte[] headerValue = valueLength < 0 ? null : reader.readBytes(valueLength);
+            String headerKey = new String(reader.readBytes(headerKeyLength), StandardCharsets.UTF_8);
+            int headerValueLength = reader.readVarint();
+            byte[] headerValue = headerValueLength < 0 ? null : reader.readBytes(headerValueLength);
             headers[i] = new Header(headerKey, headerValue);
         }
         int consumed = reader.position() - bodyStart;
@@ -120,20 +151,22 @@ public final class Record {
             throw ByteReader.corrupt("record at position " + start + " says " + length + " bytes but its fields take " + consumed);
         }
         long timestamp = logAppendTime != RecordBatch.NO_TIMESTAMP ? logAppendTime : baseTimestamp + timestampDelta;
-        return new Record(baseOffset + offsetDelta, timestamp, key, value, headers, reader.position() - start);
+        return new Record(baseOffset + offsetDelta, timestamp, reader.buffer(), keyPosition, keyLength, valuePosition, valueLength,
+            headers, reader.position() - start);
     }
 
-    private static ByteBuffer readNullable(ByteReader reader) {
+    /** A key's or value's length, -1 for null; the caller skips the bytes. */
+    private static int readNullableLength(ByteReader reader) {
         int length = reader.readVarint();
         if (length < -1) {
             throw ByteReader.corrupt("length " + length + " at position " + reader.position());
         }
-        return length == -1 ? null : reader.slice(length);
+        return length;
     }
 
     @Override
     public String toString() {
-        return "Record(offset=" + offset + ", timestamp=" + timestamp + ", key=" + (key == null ? "null" : key.remaining() + "B")
-            + ", value=" + (value == null ? "null" : value.remaining() + "B") + ", headers=" + headers.length + ")";
+        return "Record(offset=" + offset + ", timestamp=" + timestamp + ", key=" + (keyLength < 0 ? "null" : keyLength + "B")
+            + ", value=" + (valueLength < 0 ? "null" : valueLength + "B") + ", headers=" + headers.length + ")";
     }
 }

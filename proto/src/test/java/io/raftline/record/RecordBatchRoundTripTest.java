@@ -129,9 +129,26 @@ class RecordBatchRoundTripTest {
             assertThat(r.keyBytes()).isEqualTo(in.key);
             assertThat(r.valueBytes()).isEqualTo(in.value);
             assertThat(r.hasKey()).isEqualTo(in.key != null);
+            assertThat(r.hasValue()).isEqualTo(in.value != null);
+            assertThat(r.keySize()).isEqualTo(in.key == null ? -1 : in.key.length);
+            assertThat(r.valueSize()).isEqualTo(in.value == null ? -1 : in.value.length);
+            // the views: read-only, starting at 0, exactly the field's bytes, independent of each other
+            assertThat(r.key() == null ? null : bytesOf(r.key())).isEqualTo(in.key);
+            assertThat(r.value() == null ? null : bytesOf(r.value())).isEqualTo(in.value);
+            if (r.value() != null) {
+                assertThat(r.value().isReadOnly()).isTrue();
+                assertThat(r.value().position()).isZero();
+                assertThat(r.value().capacity()).isEqualTo(in.value.length);
+            }
             assertThat(r.headers()).containsExactly(in.headers == null ? new Header[0] : in.headers);
         }
         assertThat(it.hasNext()).isFalse();
+    }
+
+    private static byte[] bytesOf(java.nio.ByteBuffer view) {
+        byte[] out = new byte[view.remaining()];
+        view.get(out);
+        return out;
     }
 
     @Provide

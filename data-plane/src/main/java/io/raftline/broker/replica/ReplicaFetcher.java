@@ -6,9 +6,11 @@ import io.grpc.MethodDescriptor;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import io.netty.channel.ChannelOption;
 import io.raftline.broker.log.EpochEndOffset;
 import io.raftline.broker.log.Log;
 import io.raftline.grpc.AliasingMarshaller;
+import io.raftline.grpc.TransportAllocator;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
 import io.raftline.protocol.broker.FetchRequest;
@@ -66,6 +68,7 @@ final class ReplicaFetcher implements AutoCloseable {
             .usePlaintext()
             .maxInboundMessageSize(Math.max(settings.maxBytes(), settings.maxBytesPerPartition()) + (4 << 20))
             .flowControlWindow(8 << 20)
+            .withOption(ChannelOption.ALLOCATOR, TransportAllocator.channel())
             .build();
         this.thread = new Thread(this::run, "replica-fetcher-" + brokerId + "-from-" + leaderId);
         this.thread.setDaemon(true);

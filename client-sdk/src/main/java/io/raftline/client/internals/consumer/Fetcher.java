@@ -85,6 +85,9 @@ public final class Fetcher<K, V> {
         /** Where the next fetch starts: after the last whole batch, or -1 when unknown (a malformed length). */
         final long endOffset;
         RecordBatch batch;
+        /** The current batch's leader epoch and timestamp type, as every record of it carries them. */
+        Optional<Integer> batchEpoch;
+        TimestampType batchTimestampType;
         Iterator<Record> records;
         long nextOffset;
 
@@ -406,14 +409,20 @@ public final class Fetcher<K, V> {
         }
     }
 
-    /** Moves records from the cursor into {@code out}; returns whether the cursor is used up. */
+    /**
+     * Moves records from the cursor into {@code out}; returns whether the cursor is used up. The position follows
+     * the records handed out; it is written once when this returns (or throws), not per record.
+     */
     private boolean drain(Cursor cursor, List<ConsumerRecord<K, V>> out, int max) {
+        boolean moved = false;
+        int epoch = 0;
         try {
             while (out.size() < max) {
                 if (cursor.records == null || !cursor.records.hasNext()) {
                     if (cursor.batch != null) {
                         cursor.nextOffset = Math.max(cursor.nextOffset, cursor.batch.nextOffset());
-                        subscriptions.seek(cursor.tp, cursor.nextOffset, cursor.batch.partitionLeaderEpoch());
+                        epoch = cursor.batch.partitionLeaderEpoch();
+                        moved = true;
                         cursor.batch = null;
                         cursor.records = null;
                     }
@@ -429,7 +438,11 @@ public final class Fetcher<K, V> {
                             + " is invalid (CRC or magic mismatch); the consumer stays at offset " + cursor.nextOffset
                             + " (seek past it to skip)");
                     }
+                    int batchEpoch = batch.partitionLeaderEpoch();
                     cursor.batch = batch;
+                    cursor.batchEpoch = batchEpoch < 0 ? Optional.empty() : Optional.of(batchEpoch);
+                    cursor.batchTimestampType = batch.timestampType() == io.raftline.record.TimestampType.LOG_APPEND_TIME
+                        ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
                     cursor.records = batch.iterator();
                     continue;
                 }
@@ -437,18 +450,24 @@ public final class Fetcher<K, V> {
                 if (r.offset() < cursor.nextOffset) {
                     continue;
                 }
-                out.add(toConsumerRecord(cursor.tp, cursor.batch, r));
+                out.add(toConsumerRecord(cursor, r));
                 cursor.nextOffset = r.offset() + 1;
-                subscriptions.seek(cursor.tp, cursor.nextOffset, cursor.batch.partitionLeaderEpoch());
+                epoch = cursor.batch.partitionLeaderEpoch();
+                moved = true;
             }
             return false;
         } catch (RecordFormatException e) {
             throw new CorruptRecordException("Malformed record batch for partition " + cursor.tp + " near offset " + cursor.nextOffset
                 + ": " + e.getMessage(), e);
+        } finally {
+            if (moved) {
+                subscriptions.seek(cursor.tp, cursor.nextOffset, epoch);
+            }
         }
     }
 
-    private ConsumerRecord<K, V> toConsumerRecord(TopicPartition tp, RecordBatch batch, Record r) {
+    private ConsumerRecord<K, V> toConsumerRecord(Cursor cursor, Record r) {
+        TopicPartition tp = cursor.tp;
         Headers headers = new Headers();
         for (Header h : r.headers()) {
             headers.add(h.key(), h.value());
@@ -464,11 +483,8 @@ public final class Fetcher<K, V> {
             throw new SerializationException("Error deserializing key/value for partition " + tp + " at offset " + r.offset()
                 + ". If needed, please seek past the record to continue consumption.", e);
         }
-        TimestampType type = batch.timestampType() == io.raftline.record.TimestampType.LOG_APPEND_TIME
-            ? TimestampType.LOG_APPEND_TIME : TimestampType.CREATE_TIME;
-        int epoch = batch.partitionLeaderEpoch();
-        return new ConsumerRecord<>(tp.topic(), tp.partition(), r.offset(), r.timestamp(), type, key == null ? -1 : key.length,
-            value == null ? -1 : value.length, k, v, headers, epoch < 0 ? Optional.empty() : Optional.of(epoch));
+        return new ConsumerRecord<>(tp.topic(), tp.partition(), r.offset(), r.timestamp(), cursor.batchTimestampType,
+            key == null ? -1 : key.length, value == null ? -1 : value.length, k, v, headers, cursor.batchEpoch);
     }
 
     /** Drops buffered answers of partitions no longer assigned or sought elsewhere (after assign or seek). */

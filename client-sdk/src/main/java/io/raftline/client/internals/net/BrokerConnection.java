@@ -5,7 +5,9 @@ import io.grpc.MethodDescriptor;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
+import io.netty.channel.ChannelOption;
 import io.raftline.grpc.AliasingMarshaller;
+import io.raftline.grpc.TransportAllocator;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
 import io.raftline.protocol.broker.FetchRequest;
 import io.raftline.protocol.broker.FetchResponse;
@@ -53,6 +55,7 @@ public final class BrokerConnection implements AutoCloseable {
             .usePlaintext()
             .flowControlWindow(FLOW_CONTROL_WINDOW_BYTES)
             .maxInboundMessageSize(maxInboundBytes)
+            .withOption(ChannelOption.ALLOCATOR, TransportAllocator.channel())
             .userAgent(clientId == null || clientId.isEmpty() ? "raftline-client" : "raftline-client/" + clientId)
             .build();
         this.stub = BrokerServiceGrpc.newStub(channel);
