@@ -127,16 +127,16 @@ abstract class MappedIndex {
     }
 
     /**
-     * The buffer for the next entry, cleared: the subclass puts one entry's fields and passes it to
-     * {@link #writeEntry}. One writer only.
+     * The buffer for the next entry, cleared: the subclass puts one entry's fields, then calls {@link #writeEntry}.
+     * One writer only.
      */
     protected ByteBuffer entryBuffer() {
         return entryBuffer.clear();
     }
 
-    /** Writes {@code entry} (from {@link #entryBuffer}, filled) as entry number {@code index}; then publish the count. */
-    protected void writeEntry(int index, ByteBuffer entry) throws IOException {
-        entry.flip();
+    /** Writes the filled {@link #entryBuffer} as entry number {@code index}; the caller then publishes the count. */
+    protected void writeEntry(int index) throws IOException {
+        ByteBuffer entry = entryBuffer.flip();
         if (entry.remaining() != entrySize) {
             throw new IllegalStateException("an index entry of " + entry.remaining() + " bytes, not " + entrySize);
         }

@@ -61,7 +61,8 @@ final class OffsetIndex extends MappedIndex {
         if (isFull()) {
             throw new IllegalStateException("index " + file() + " is full");
         }
-        writeEntry(n, entryBuffer().putInt((int) relative).putInt(position));
+        entryBuffer().putInt((int) relative).putInt(position);
+        writeEntry(n);
         entries = n + 1;
     }
 

@@ -56,7 +56,8 @@ final class TimeIndex extends MappedIndex {
         if (isFull() || offset - baseOffset > Integer.MAX_VALUE || offset < baseOffset) {
             return;
         }
-        writeEntry(n, entryBuffer().putLong(timestamp).putInt((int) (offset - baseOffset)));
+        entryBuffer().putLong(timestamp).putInt((int) (offset - baseOffset));
+        writeEntry(n);
         entries = n + 1;
     }
 
