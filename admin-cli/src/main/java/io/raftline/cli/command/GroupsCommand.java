@@ -288,6 +288,8 @@ public final class GroupsCommand {
         private Map<TopicPartition, Long> targets(List<TopicPartition> partitions, Long timestamp) {
             Properties props = options.clientProperties();
             props.setProperty("client.id", "raftline-reset-offsets");
+            props.remove("key.deserializer");
+            props.remove("value.deserializer");
             try (RaftlineConsumer<byte[], byte[]> c = new RaftlineConsumer<>(props, new ByteArrayDeserializer(),
                 new ByteArrayDeserializer())) {
                 Map<TopicPartition, Long> earliest = c.beginningOffsets(partitions);
