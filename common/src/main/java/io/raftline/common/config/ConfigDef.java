@@ -144,6 +144,8 @@ public final class ConfigDef {
                 throw new ConfigException(name, value, "expected " + describe(type));
             }
             return parsed;
+        } catch (ConfigException e) {
+            throw e;
         } catch (NumberFormatException e) {
             throw new ConfigException(name, value, "expected " + describe(type));
         } catch (ClassNotFoundException e) {

@@ -1,7 +1,10 @@
 package io.raftline.common.config;
 
-/** A configuration that cannot be used; the message is the one line a person sees, naming the key. */
-public class ConfigException extends RuntimeException {
+/**
+ * A configuration that cannot be used; the message is the one line a person sees, naming the key. An illegal argument:
+ * a config handed to a constructor or an admin call that cannot take it.
+ */
+public class ConfigException extends IllegalArgumentException {
 
     private static final long serialVersionUID = 1L;
 

@@ -117,7 +117,7 @@ public final class ServerConfig {
         .define("log.roll.hours", INT, 168, atLeast(1), "log", "Roll a segment at this age.")
         .define("log.roll.ms", LONG, null, atLeast(1), "log", "Roll a segment at this age (overrides log.roll.hours).")
         .define("log.index.interval.bytes", INT, 4096, atLeast(0), "log", "Bytes between entries of the sparse offset index.")
-        .define("log.index.size.max.bytes", INT, 10_485_760, atLeast(4), "log", "Largest size of an index file.")
+        .define("log.index.size.max.bytes", INT, 10_485_760, atLeast(64), "log", "Largest size of an index file.")
         .define("log.retention.hours", INT, 168, atLeast(-1), "log", "Delete segments older than this.")
         .define("log.retention.minutes", INT, null, atLeast(-1), "log", "Overrides log.retention.hours.")
         .define("log.retention.ms", LONG, null, atLeast(-1), "log", "Overrides log.retention.minutes (-1: forever).")
