@@ -8,12 +8,7 @@ public class IntegerDeserializer implements Deserializer<Integer> {
 
     @Override
     public Integer deserialize(String topic, byte[] data) {
-        if (data == null) {
-            return null;
-        }
-        if (data.length != Integer.BYTES) {
-            throw new SerializationException("An Integer needs 4 bytes, got " + data.length);
-        }
-        return ByteBuffer.wrap(data).getInt();
+        ByteBuffer b = FixedWidth.decode(data, Integer.BYTES, "Integer");
+        return b == null ? null : b.getInt();
     }
 }

@@ -8,12 +8,7 @@ public class LongDeserializer implements Deserializer<Long> {
 
     @Override
     public Long deserialize(String topic, byte[] data) {
-        if (data == null) {
-            return null;
-        }
-        if (data.length != Long.BYTES) {
-            throw new SerializationException("A Long needs 8 bytes, got " + data.length);
-        }
-        return ByteBuffer.wrap(data).getLong();
+        ByteBuffer b = FixedWidth.decode(data, Long.BYTES, "Long");
+        return b == null ? null : b.getLong();
     }
 }
