@@ -1,5 +1,7 @@
 package io.raftline.client.consumer;
 
+import io.raftline.client.common.MetricName;
+
 import io.raftline.client.common.PartitionInfo;
 import io.raftline.client.common.TopicPartition;
 import java.io.Closeable;
@@ -126,4 +128,11 @@ public interface Consumer<K, V> extends Closeable {
 
     /** Closes the consumer, waiting at most {@code timeout}. */
     void close(Duration timeout);
+
+    /**
+     * The client's own metrics as they are now: each statistic of each meter (records sent, errors, batch sizes,
+     * request latency per broker ...), named with its tags. The same meters go to the application's registry when
+     * one was given.
+     */
+    Map<MetricName, Double> metrics();
 }

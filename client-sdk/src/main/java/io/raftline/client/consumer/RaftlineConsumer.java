@@ -1,6 +1,8 @@
 package io.raftline.client.consumer;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.raftline.client.common.MetricName;
+import io.raftline.client.internals.metrics.ClientMeters;
 import io.raftline.client.common.Cluster;
 import io.raftline.client.common.PartitionInfo;
 import io.raftline.client.common.TopicPartition;
@@ -65,6 +67,7 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
     private final Deserializer<V> valueDeserializer;
     private final List<ConsumerInterceptor<K, V>> interceptors;
     private final ConnectionPool pool;
+    private final ClientMeters meters;
     private final Metadata metadata;
     private final SubscriptionState subscriptions;
     private final OffsetFetcher offsetFetcher;
@@ -113,6 +116,8 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
                             MeterRegistry registry, Time time, GroupMembership group) {
         this.config = config;
         this.time = time;
+        this.meters = new ClientMeters(registry);
+        registry = meters.registry();
         String id = config.getString(ConsumerConfig.CLIENT_ID_CONFIG);
         this.clientId = id.isEmpty() ? "consumer-" + Integer.toHexString(System.identityHashCode(this)) : id;
         Map<String, Object> originals = config.originals();
@@ -703,6 +708,11 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
     @Override
     public void close() {
         close(Duration.ofSeconds(30));
+    }
+
+    @Override
+    public Map<MetricName, Double> metrics() {
+        return meters.snapshot();
     }
 
     @Override

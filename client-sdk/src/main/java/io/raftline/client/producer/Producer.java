@@ -1,9 +1,12 @@
 package io.raftline.client.producer;
 
+import io.raftline.client.common.MetricName;
+
 import io.raftline.client.common.PartitionInfo;
 import java.io.Closeable;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Future;
 
 /**
@@ -32,4 +35,11 @@ public interface Producer<K, V> extends Closeable {
 
     /** As {@link #close()}, waiting at most {@code timeout}; records still unsent then fail. */
     void close(Duration timeout);
+
+    /**
+     * The client's own metrics as they are now: each statistic of each meter (records sent, errors, batch sizes,
+     * request latency per broker ...), named with its tags. The same meters go to the application's registry when
+     * one was given.
+     */
+    Map<MetricName, Double> metrics();
 }

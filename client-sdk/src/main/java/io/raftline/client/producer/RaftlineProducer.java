@@ -1,6 +1,8 @@
 package io.raftline.client.producer;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.raftline.client.common.MetricName;
+import io.raftline.client.internals.metrics.ClientMeters;
 import io.raftline.client.common.Cluster;
 import io.raftline.client.common.PartitionInfo;
 import io.raftline.client.common.TopicPartition;
@@ -65,6 +67,7 @@ public class RaftlineProducer<K, V> implements Producer<K, V> {
     private final Partitioner partitioner;
     private final List<ProducerInterceptor<K, V>> interceptors;
     private final ConnectionPool pool;
+    private final ClientMeters meters;
     private final Metadata metadata;
     private final RecordAccumulator accumulator;
     private final Sender sender;
@@ -105,6 +108,8 @@ public class RaftlineProducer<K, V> implements Producer<K, V> {
                             Time time) {
         this.config = config;
         this.time = time;
+        this.meters = new ClientMeters(registry);
+        registry = meters.registry();
         String id = config.getString(ProducerConfig.CLIENT_ID_CONFIG);
         this.clientId = id.isEmpty() ? "producer-" + Integer.toHexString(System.identityHashCode(this)) : id;
         Map<String, Object> originals = config.originals();
@@ -324,6 +329,11 @@ public class RaftlineProducer<K, V> implements Producer<K, V> {
     @Override
     public void close() {
         close(Duration.ofMillis(Long.MAX_VALUE));
+    }
+
+    @Override
+    public Map<MetricName, Double> metrics() {
+        return meters.snapshot();
     }
 
     @Override

@@ -152,6 +152,12 @@ class ConsumerTest {
             }
             assertThat(got).isEqualTo(range(0, 60));
             assertThat(c.position(TP0)).isEqualTo(60);
+            // metrics() answers without an application registry: the records consumed, per client
+            assertThat(c.metrics().entrySet()).anySatisfy(e -> {
+                assertThat(e.getKey().name()).isEqualTo("raftline.client.consumer.records.consumed");
+                assertThat(e.getKey().tags()).containsEntry("statistic", "count").containsKey("client.id");
+                assertThat(e.getValue()).isEqualTo(60.0);
+            });
         }
     }
 

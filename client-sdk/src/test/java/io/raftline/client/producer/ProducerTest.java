@@ -195,6 +195,29 @@ class ProducerTest {
     }
 
     @Test
+    void metricsAnswerWithAndWithoutAnApplicationRegistry() throws Exception {
+        cluster.createTopic("t", 1);
+        io.micrometer.core.instrument.simple.SimpleMeterRegistry app = new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+        try (RaftlineProducer<String, String> own = producer("client.id", "own");
+             RaftlineProducer<String, String> shared = new RaftlineProducer<>(config("client.id", "shared"),
+                 new StringSerializer(), new StringSerializer(), app)) {
+            for (int i = 0; i < 3; i++) {
+                own.send(new ProducerRecord<>("t", "v" + i)).get(10, TimeUnit.SECONDS);
+                shared.send(new ProducerRecord<>("t", "w" + i)).get(10, TimeUnit.SECONDS);
+            }
+            for (RaftlineProducer<String, String> p : List.of(own, shared)) {
+                java.util.Map<io.raftline.client.common.MetricName, Double> m = p.metrics();
+                assertThat(m).containsEntry(new io.raftline.client.common.MetricName("raftline.client.producer.records.sent",
+                    java.util.Map.of("client.id", p == own ? "own" : "shared", "statistic", "count")), 3.0);
+                assertThat(m.keySet()).extracting(io.raftline.client.common.MetricName::name)
+                    .contains("raftline.client.request.latency", "raftline.client.producer.batch.size");
+            }
+            assertThat(app.get("raftline.client.producer.records.sent").tag("client.id", "shared").counter().count()).isEqualTo(3.0);
+            assertThat(app.find("raftline.client.producer.records.sent").tag("client.id", "own").counter()).isNull();
+        }
+    }
+
+    @Test
     void keysFromAKafkaClientFileReachTheSerializerAndTheProducerStillWorks() throws Exception {
         cluster.createTopic("t", 1);
         RecordingSerializer.CONFIGURED.clear();
