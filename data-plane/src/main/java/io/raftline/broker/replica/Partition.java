@@ -10,6 +10,7 @@ import io.raftline.metadata.image.PartitionRegistration;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.record.RecordBatch;
 import io.raftline.record.Records;
+import io.raftline.record.ValidationResult;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -235,11 +236,21 @@ public final class Partition {
     // Leader: produce
 
     /**
-     * Appends produced batches as leader. Checks leadership, the ISR against {@code min.insync.replicas} for
-     * acks=all, and the idempotent-producer sequence; a retried batch already stored is answered with its original
-     * offsets and not stored again.
+     * Appends produced batches as leader. Validates the bytes first, once, before anything reads a header (a corrupt
+     * batch, a retried one included, is refused with the validator's code); then checks leadership, the ISR against
+     * {@code min.insync.replicas} for acks=all, and the idempotent-producer sequence; a retried batch already stored
+     * is answered with its original offsets and not stored again.
+     *
+     * @throws ReplicaException NOT_LEADER, NOT_ENOUGH_REPLICAS, INVALID_REQUEST or a producer-sequence error
+     * @throws io.raftline.broker.log.LogException for bad input (CORRUPT_MESSAGE, ...) or an offline log
      */
     public AppendResult appendAsLeader(ByteBuffer records, int requiredAcks) {
+        Log unlocked = log;
+        if (!leader || unlocked == null) {
+            throw new ReplicaException(ErrorCode.NOT_LEADER, "broker " + localBrokerId + " is not the leader of " + tp);
+        }
+        // Outside the lock: it reads only the request's bytes and the topic's max.message.bytes.
+        ValidationResult validated = unlocked.validateAsLeader(records);
         AppendResult result;
         List<PendingAck> committed;
         synchronized (lock) {
@@ -270,7 +281,7 @@ public final class Partition {
                     throw new ReplicaException(check.error(), check.message());
                 }
             }
-            LogAppendInfo info = l.appendAsLeader(records, leaderEpoch);
+            LogAppendInfo info = l.appendAsLeader(records, leaderEpoch, validated);
             for (RecordBatch batch : Records.batches(records)) {
                 producerState.update(batch, batch.baseOffset(), batch.lastOffset());
             }

@@ -339,12 +339,22 @@ public final class ReplicaManager implements AutoCloseable {
     /**
      * Appends to each partition as leader and answers once each append is as durable as {@code acks} asks:
      * 0 and 1 after the local append, -1 (all) once the high watermark passes it or {@code timeoutMs} elapses.
+     * Every partition gets its own answer: a failure in one (an unexpected exception included, answered UNKNOWN)
+     * does not keep the others from being appended and answered, and the returned future always completes.
      */
     public CompletableFuture<Map<TopicPartition, ProduceResult>> appendRecords(int acks, int timeoutMs,
                                                                                Map<TopicPartition, ByteBuffer> data) {
         Map<TopicPartition, CompletableFuture<ProduceResult>> futures = new HashMap<>();
         for (Map.Entry<TopicPartition, ByteBuffer> e : data.entrySet()) {
-            futures.put(e.getKey(), appendOne(e.getKey(), e.getValue(), acks, timeoutMs));
+            CompletableFuture<ProduceResult> one;
+            try {
+                one = appendOne(e.getKey(), e.getValue(), acks, timeoutMs);
+            } catch (RuntimeException unexpected) {
+                LOG.error("{}: produce failed unexpectedly", e.getKey(), unexpected);
+                one = CompletableFuture.completedFuture(ProduceResult.failed(ErrorCode.UNKNOWN,
+                    "the broker failed to append to " + e.getKey() + ": " + unexpected));
+            }
+            futures.put(e.getKey(), one);
         }
         return CompletableFuture.allOf(futures.values().toArray(new CompletableFuture<?>[0])).thenApply(v -> {
             Map<TopicPartition, ProduceResult> out = new HashMap<>();
