@@ -7,6 +7,7 @@ import io.raftline.broker.log.LogException;
 import io.raftline.broker.log.LogManager;
 import io.raftline.common.Time;
 import io.raftline.common.Uuid;
+import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.MetadataDelta;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.metadata.image.PartitionRegistration;
@@ -118,8 +119,8 @@ public final class ReplicaManager implements AutoCloseable {
      * ISR, the ISR check runs now rather than at its next period (a restarted broker rejoins as soon as it has
      * caught up). Runs on the fetch path: the check itself goes to the scheduler, at most one queued at a time.
      */
-    void onFollowerFetch(Partition partition, int replicaId, long fetchOffset) {
-        if (partition.updateFollowerFetchState(replicaId, fetchOffset, isrCheckMs)
+    void onFollowerFetch(Partition partition, FetchCheck.Fetch fetch, long registeredBrokerEpoch) {
+        if (partition.updateFollowerFetchState(fetch, registeredBrokerEpoch, isrCheckMs)
             && isrCheckQueued.compareAndSet(false, true)) {
             scheduler.execute(() -> {
                 isrCheckQueued.set(false);
@@ -130,6 +131,16 @@ public final class ReplicaManager implements AutoCloseable {
 
     public int brokerId() {
         return brokerId;
+    }
+
+    /** This broker's epoch from its registration (-1 while unregistered): its follower fetches carry it. */
+    long localBrokerEpoch() {
+        return brokerEpoch.getAsLong();
+    }
+
+    /** The epoch broker {@code id} is registered with in the current image, -1 if it is not registered. */
+    long registeredBrokerEpoch(int id) {
+        return image.broker(id).map(BrokerRegistration::epoch).orElse(-1L);
     }
 
     public FetchManager fetchManager() {

@@ -326,8 +326,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 // fetch.max.bytes caps every answer, whatever the client asked (0 or less asks for no limit).
                 int maxBytes = request.getMaxBytes() <= 0 ? limits.fetchMaxBytes()
                     : Math.min(request.getMaxBytes(), limits.fetchMaxBytes());
-                FetchManager.Request fetch = new FetchManager.Request(request.getReplicaId(), request.getMaxWaitMs(),
-                    request.getMinBytes(), maxBytes, parts);
+                FetchManager.Request fetch = new FetchManager.Request(request.getReplicaId(), request.getReplicaEpoch(),
+                    request.getMaxWaitMs(), request.getMinBytes(), maxBytes, parts);
                 replicaManager.fetchManager().fetch(fetch).whenComplete((data, err) -> {
                     FetchResponse.Builder b = FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId());
                     if (err != null) {
