@@ -147,19 +147,18 @@ public final class Log {
     }
 
     /**
-     * Appends producer batches that {@link #validateAsLeader} accepted ({@code validated} is its answer for these
+     * Appends producer batches that {@link #validateAsLeader} accepted ({@code v} is its answer for these
      * bytes, unchanged since): stamps each batch's base offset (from the log end offset) and the leader epoch in
      * place, sets LogAppendTime if the topic uses it, and writes the same bytes. The buffer (position to limit) is
      * modified in place; a read-only buffer is copied.
      *
      * @throws LogException STORAGE_ERROR if the log is offline
      */
-    public LogAppendInfo appendAsLeader(ByteBuffer batches, int leaderEpoch, ValidationResult validated) {
-        if (!validated.isOk()) {
-            throw new IllegalArgumentException("appending batches that failed validation: " + validated.message());
+    public LogAppendInfo appendAsLeader(ByteBuffer batches, int leaderEpoch, ValidationResult v) {
+        if (!v.isOk()) {
+            throw new IllegalArgumentException("appending batches that failed validation: " + v.message());
         }
         ByteBuffer buf = writable(batches);
-        ValidationResult v = validated;
         synchronized (lock) {
             checkWritable();
             long now = time.milliseconds();
