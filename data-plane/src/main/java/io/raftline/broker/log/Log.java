@@ -122,19 +122,43 @@ public final class Log {
     // ---------------------------------------------------------------- appends
 
     /**
-     * Appends producer batches as the leader: validates them (nothing is written on an error), stamps each batch's
-     * base offset (from the log end offset) and the leader epoch in place, sets LogAppendTime if the topic uses it,
-     * and writes the same bytes. The buffer (position to limit) is modified in place; a read-only buffer is copied.
+     * Checks producer batches against this log's rules ({@link BatchValidator}, {@code max.message.bytes}) without
+     * writing or moving anything: the one check of a produce's bytes before anything reads their headers.
+     *
+     * @throws LogException CORRUPT_MESSAGE, UNSUPPORTED_FORMAT, MESSAGE_TOO_LARGE or INVALID_RECORD
+     */
+    public ValidationResult validateAsLeader(ByteBuffer batches) {
+        ValidationResult v = BatchValidator.validate(batches, config.maxMessageBytes());
+        if (!v.isOk()) {
+            throw new LogException(v.error(), topicPartition() + ": " + v.message());
+        }
+        return v;
+    }
+
+    /**
+     * Appends producer batches as the leader: validates them (nothing is written on an error), then as
+     * {@link #appendAsLeader(ByteBuffer, int, ValidationResult)}.
      *
      * @throws LogException CORRUPT_MESSAGE, UNSUPPORTED_FORMAT, MESSAGE_TOO_LARGE or INVALID_RECORD for bad input;
      *                      STORAGE_ERROR if the log is offline
      */
     public LogAppendInfo appendAsLeader(ByteBuffer batches, int leaderEpoch) {
-        ByteBuffer buf = writable(batches);
-        ValidationResult v = BatchValidator.validate(buf, config.maxMessageBytes());
+        return appendAsLeader(batches, leaderEpoch, validateAsLeader(batches));
+    }
+
+    /**
+     * Appends producer batches that {@link #validateAsLeader} accepted ({@code v} is its answer for these
+     * bytes, unchanged since): stamps each batch's base offset (from the log end offset) and the leader epoch in
+     * place, sets LogAppendTime if the topic uses it, and writes the same bytes. The buffer (position to limit) is
+     * modified in place; a read-only buffer is copied.
+     *
+     * @throws LogException STORAGE_ERROR if the log is offline
+     */
+    public LogAppendInfo appendAsLeader(ByteBuffer batches, int leaderEpoch, ValidationResult v) {
         if (!v.isOk()) {
-            throw new LogException(v.error(), topicPartition() + ": " + v.message());
+            throw new IllegalArgumentException("appending batches that failed validation: " + v.message());
         }
+        ByteBuffer buf = writable(batches);
         synchronized (lock) {
             checkWritable();
             long now = time.milliseconds();

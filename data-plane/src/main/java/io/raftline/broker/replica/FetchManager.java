@@ -27,10 +27,19 @@ public final class FetchManager implements AutoCloseable {
                                  int lastFetchedEpoch) {
     }
 
-    /** A fetch request: {@code replicaId} -1 for consumers, the follower's broker id otherwise. */
-    public record Request(int replicaId, int maxWaitMs, int minBytes, int maxBytes, List<PartitionFetch> partitions) {
+    /**
+     * A fetch request: {@code replicaId} -1 for consumers, the follower's broker id otherwise, with
+     * {@code replicaBrokerEpoch} the epoch that broker registered with (ignored for consumers).
+     */
+    public record Request(int replicaId, long replicaBrokerEpoch, int maxWaitMs, int minBytes, int maxBytes,
+                          List<PartitionFetch> partitions) {
         boolean fromFollower() {
             return replicaId >= 0;
+        }
+
+        FetchCheck.Fetch check(PartitionFetch pf) {
+            return new FetchCheck.Fetch(replicaId, replicaBrokerEpoch, pf.fetchOffset(), pf.currentLeaderEpoch(),
+                pf.lastFetchedEpoch());
         }
     }
 
@@ -57,9 +66,12 @@ public final class FetchManager implements AutoCloseable {
     /** Answers now when enough is readable, else when it becomes so or {@code maxWaitMs} passes. */
     public CompletableFuture<List<PartitionData>> fetch(Request request) {
         if (request.fromFollower()) {
+            // Before the first read, so that its answer carries the high watermark this fetch moved; the partition
+            // takes the offset only from a fetch its read accepts (FetchCheck).
+            long registered = replicaManager.registeredBrokerEpoch(request.replicaId());
             for (PartitionFetch pf : request.partitions()) {
-                replicaManager.partition(pf.tp()).ifPresent(p -> replicaManager.onFollowerFetch(p, request.replicaId(),
-                    pf.fetchOffset()));
+                replicaManager.partition(pf.tp()).ifPresent(p -> replicaManager.onFollowerFetch(p, request.check(pf),
+                    registered));
             }
         }
         CompletableFuture<List<PartitionData>> future = new CompletableFuture<>();
@@ -104,6 +116,7 @@ public final class FetchManager implements AutoCloseable {
         List<PartitionData> out = new ArrayList<>(request.partitions().size());
         int budget = request.maxBytes() <= 0 ? Integer.MAX_VALUE : request.maxBytes();
         boolean first = true;
+        long registered = request.fromFollower() ? replicaManager.registeredBrokerEpoch(request.replicaId()) : -1;
         for (PartitionFetch pf : request.partitions()) {
             Partition partition = replicaManager.partition(pf.tp()).orElse(null);
             if (partition == null) {
@@ -116,10 +129,7 @@ public final class FetchManager implements AutoCloseable {
             if (maxBytes <= 0 && !first) {
                 maxBytes = 0;
             }
-            Partition.ReadResult result = maxBytes == 0
-                ? partition.read(pf.fetchOffset(), 0, pf.currentLeaderEpoch(), pf.lastFetchedEpoch(), request.fromFollower())
-                : partition.read(pf.fetchOffset(), maxBytes, pf.currentLeaderEpoch(), pf.lastFetchedEpoch(),
-                    request.fromFollower());
+            Partition.ReadResult result = partition.read(request.check(pf), registered, maxBytes);
             if (result.data() != null) {
                 budget -= result.data().sizeInBytes();
                 first = false;

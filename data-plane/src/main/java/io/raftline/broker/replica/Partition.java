@@ -10,6 +10,7 @@ import io.raftline.metadata.image.PartitionRegistration;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.record.RecordBatch;
 import io.raftline.record.Records;
+import io.raftline.record.ValidationResult;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -235,11 +236,21 @@ public final class Partition {
     // Leader: produce
 
     /**
-     * Appends produced batches as leader. Checks leadership, the ISR against {@code min.insync.replicas} for
-     * acks=all, and the idempotent-producer sequence; a retried batch already stored is answered with its original
-     * offsets and not stored again.
+     * Appends produced batches as leader. Validates the bytes first, once, before anything reads a header (a corrupt
+     * batch, a retried one included, is refused with the validator's code); then checks leadership, the ISR against
+     * {@code min.insync.replicas} for acks=all, and the idempotent-producer sequence; a retried batch already stored
+     * is answered with its original offsets and not stored again.
+     *
+     * @throws ReplicaException NOT_LEADER, NOT_ENOUGH_REPLICAS, INVALID_REQUEST or a producer-sequence error
+     * @throws io.raftline.broker.log.LogException for bad input (CORRUPT_MESSAGE, ...) or an offline log
      */
     public AppendResult appendAsLeader(ByteBuffer records, int requiredAcks) {
+        Log unlocked = log;
+        if (!leader || unlocked == null) {
+            throw new ReplicaException(ErrorCode.NOT_LEADER, "broker " + localBrokerId + " is not the leader of " + tp);
+        }
+        // Outside the lock: it reads only the request's bytes and the topic's max.message.bytes.
+        ValidationResult validated = unlocked.validateAsLeader(records);
         AppendResult result;
         List<PendingAck> committed;
         synchronized (lock) {
@@ -270,7 +281,7 @@ public final class Partition {
                     throw new ReplicaException(check.error(), check.message());
                 }
             }
-            LogAppendInfo info = l.appendAsLeader(records, leaderEpoch);
+            LogAppendInfo info = l.appendAsLeader(records, leaderEpoch, validated);
             for (RecordBatch batch : Records.batches(records)) {
                 producerState.update(batch, batch.baseOffset(), batch.lastOffset());
             }
@@ -334,66 +345,73 @@ public final class Partition {
     // Leader: fetch
 
     /**
-     * Reads for a consumer (up to the high watermark) or a follower (up to the log end offset), checking the
-     * caller's view of the leader epoch and, for a follower, whether its log diverged from this one.
+     * Reads for a consumer (up to the high watermark) or a follower (up to the log end offset), after the checks of
+     * {@link FetchCheck} (the caller's leader epoch; a follower's identity, broker epoch and divergence).
+     *
+     * @param registeredBrokerEpoch the follower's broker epoch in this broker's metadata image, -1 if unregistered
      */
-    public ReadResult read(long fetchOffset, int maxBytes, int currentLeaderEpoch, int lastFetchedEpoch, boolean follower) {
+    public ReadResult read(FetchCheck.Fetch fetch, long registeredBrokerEpoch, int maxBytes) {
         Log l = log;
         if (!leader || l == null) {
             return error(ErrorCode.NOT_LEADER, "broker " + localBrokerId + " is not the leader of " + tp);
         }
-        int epoch = leaderEpoch;
-        if (currentLeaderEpoch >= 0 && currentLeaderEpoch < epoch) {
-            return error(ErrorCode.FENCED_LEADER_EPOCH, "leader epoch " + currentLeaderEpoch + " of " + tp
-                + " is older than the current " + epoch);
-        }
-        if (currentLeaderEpoch > epoch) {
-            return error(ErrorCode.UNKNOWN_LEADER_EPOCH, "leader epoch " + currentLeaderEpoch + " of " + tp
-                + " is newer than this broker knows (" + epoch + ")");
-        }
         long hw = highWatermark;
         long logStart = l.logStartOffset();
         long logEnd = l.logEndOffset();
-        if (follower && lastFetchedEpoch >= 0) {
-            Optional<EpochEndOffset> end = l.endOffsetForEpoch(lastFetchedEpoch);
-            if (end.isPresent() && (end.get().epoch() != lastFetchedEpoch || end.get().endOffset() < fetchOffset)) {
-                return new ReadResult(ErrorCode.NONE, null, hw, logStart, logEnd, null, end.get().epoch(),
-                    end.get().endOffset());
-            }
+        FetchCheck.Outcome check = check(l, fetch, registeredBrokerEpoch, logStart, logEnd);
+        if (check.error() == ErrorCode.OFFSET_OUT_OF_RANGE) {
+            return new ReadResult(check.error(), tp + ": " + check.message(), hw, logStart, logEnd, null, -1, -1);
         }
-        if (fetchOffset < logStart || fetchOffset > logEnd) {
-            return new ReadResult(ErrorCode.OFFSET_OUT_OF_RANGE, "offset " + fetchOffset + " is outside [" + logStart
-                + ", " + logEnd + "] of " + tp, hw, logStart, logEnd, null, -1, -1);
+        if (check.error() != ErrorCode.NONE) {
+            return error(check.error(), tp + ": " + check.message());
         }
-        long upTo = follower ? logEnd : hw;
-        if (fetchOffset >= upTo) {
+        if (check.diverging()) {
+            return new ReadResult(ErrorCode.NONE, null, hw, logStart, logEnd, null, check.divergingEpoch(),
+                check.divergingEndOffset());
+        }
+        long upTo = fetch.fromFollower() ? logEnd : hw;
+        if (fetch.fetchOffset() >= upTo) {
             return new ReadResult(ErrorCode.NONE, null, hw, logStart, logEnd, null, -1, -1);
         }
-        FetchDataInfo data = l.read(fetchOffset, maxBytes, upTo, true);
+        FetchDataInfo data = l.read(fetch.fetchOffset(), maxBytes, upTo, true);
         return new ReadResult(ErrorCode.NONE, null, hw, logStart, logEnd, data, -1, -1);
     }
 
+    private FetchCheck.Outcome check(Log l, FetchCheck.Fetch fetch, long registeredBrokerEpoch, long logStart, long logEnd) {
+        Optional<EpochEndOffset> end = fetch.fromFollower() && fetch.lastFetchedEpoch() >= 0
+            ? l.endOffsetForEpoch(fetch.lastFetchedEpoch()) : Optional.empty();
+        return FetchCheck.decide(fetch, new FetchCheck.Leader(localBrokerId, leaderEpoch, replicas, logStart, logEnd),
+            registeredBrokerEpoch, end);
+    }
+
     /**
-     * Records a follower's fetch position; may advance the high watermark. Returns true when this fetch makes a
-     * follower outside the ISR eligible to join it (so the caller proposes the expansion now, as Kafka does on the
-     * fetch path, instead of at the next periodic ISR check); false while an ISR change is in flight or within
-     * {@code refusalBackoffMs} of the controller refusing one (so a fenced follower does not send one per fetch).
+     * Records a follower's fetch position if {@link FetchCheck} says the fetch may move it (the follower is a replica
+     * with its registered broker epoch, at this leader's epoch, its log not diverging); may advance the high
+     * watermark. Returns true when this fetch makes a follower outside the ISR eligible to join it (so the caller
+     * proposes the expansion now, as Kafka does on the fetch path, instead of at the next periodic ISR check); false
+     * while an ISR change is in flight or within {@code refusalBackoffMs} of the controller refusing one (so a fenced
+     * follower does not send one per fetch).
      */
-    public boolean updateFollowerFetchState(int replicaId, long fetchOffset, long refusalBackoffMs) {
+    public boolean updateFollowerFetchState(FetchCheck.Fetch fetch, long registeredBrokerEpoch, long refusalBackoffMs) {
         List<PendingAck> committed;
         boolean advanced;
         boolean joinable;
         synchronized (lock) {
-            FollowerState state = followers.get(replicaId);
-            if (!leader || state == null) {
+            FollowerState state = followers.get(fetch.replicaId());
+            Log l = log;
+            if (!leader || state == null || l == null) {
+                return false;
+            }
+            long logEnd = l.logEndOffset();
+            if (!check(l, fetch, registeredBrokerEpoch, l.logStartOffset(), logEnd).updatesFollower()) {
                 return false;
             }
             long now = time.milliseconds();
-            state.onFetch(fetchOffset, log.logEndOffset(), now);
+            state.onFetch(fetch.fetchOffset(), logEnd, now);
             long before = highWatermark;
             committed = maybeIncrementHighWatermarkLocked();
             advanced = highWatermark > before;
-            joinable = pendingIsr == null && !isr.contains(replicaId) && state.logEndOffset >= highWatermark
+            joinable = pendingIsr == null && !isr.contains(fetch.replicaId()) && state.logEndOffset >= highWatermark
                 && state.logEndOffset >= leaderEpochStartOffset && now - isrRefusedAtMs >= refusalBackoffMs;
         }
         completeCommitted(committed);

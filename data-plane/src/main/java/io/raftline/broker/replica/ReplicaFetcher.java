@@ -25,6 +25,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -45,6 +46,7 @@ final class ReplicaFetcher implements AutoCloseable {
     }
 
     private final int brokerId;
+    private final LongSupplier brokerEpoch;
     private final int leaderId;
     private final Endpoint endpoint;
     private final ReplicaFetcherManager.Settings settings;
@@ -59,8 +61,10 @@ final class ReplicaFetcher implements AutoCloseable {
     /** Where the current stream's responses arrive; {@link #close()} drops a wake-up into it. */
     private volatile LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
 
-    ReplicaFetcher(int brokerId, int leaderId, Endpoint endpoint, ReplicaFetcherManager.Settings settings) {
+    /** @param brokerEpoch this broker's registered epoch, sent with every fetch (the leader checks it, KIP-903) */
+    ReplicaFetcher(int brokerId, LongSupplier brokerEpoch, int leaderId, Endpoint endpoint, ReplicaFetcherManager.Settings settings) {
         this.brokerId = brokerId;
+        this.brokerEpoch = brokerEpoch;
         this.leaderId = leaderId;
         this.endpoint = endpoint;
         this.settings = settings;
@@ -175,6 +179,7 @@ final class ReplicaFetcher implements AutoCloseable {
         FetchRequest.Builder b = FetchRequest.newBuilder()
             .setCorrelationId(correlation.incrementAndGet())
             .setReplicaId(brokerId)
+            .setReplicaEpoch(brokerEpoch.getAsLong())
             .setMaxWaitMs(settings.maxWaitMs())
             .setMinBytes(settings.minBytes())
             .setMaxBytes(settings.maxBytes());

@@ -48,7 +48,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
             fetcher = null;
         }
         if (fetcher == null) {
-            fetcher = new ReplicaFetcher(brokerId, leader.id(), endpoint, settings);
+            fetcher = new ReplicaFetcher(brokerId, replicaManager::localBrokerEpoch, leader.id(), endpoint, settings);
             fetcher.start();
             fetchers.put(leader.id(), fetcher);
         }

@@ -7,6 +7,7 @@ import io.raftline.broker.log.LogException;
 import io.raftline.broker.log.LogManager;
 import io.raftline.common.Time;
 import io.raftline.common.Uuid;
+import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.MetadataDelta;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.metadata.image.PartitionRegistration;
@@ -118,8 +119,8 @@ public final class ReplicaManager implements AutoCloseable {
      * ISR, the ISR check runs now rather than at its next period (a restarted broker rejoins as soon as it has
      * caught up). Runs on the fetch path: the check itself goes to the scheduler, at most one queued at a time.
      */
-    void onFollowerFetch(Partition partition, int replicaId, long fetchOffset) {
-        if (partition.updateFollowerFetchState(replicaId, fetchOffset, isrCheckMs)
+    void onFollowerFetch(Partition partition, FetchCheck.Fetch fetch, long registeredBrokerEpoch) {
+        if (partition.updateFollowerFetchState(fetch, registeredBrokerEpoch, isrCheckMs)
             && isrCheckQueued.compareAndSet(false, true)) {
             scheduler.execute(() -> {
                 isrCheckQueued.set(false);
@@ -130,6 +131,16 @@ public final class ReplicaManager implements AutoCloseable {
 
     public int brokerId() {
         return brokerId;
+    }
+
+    /** This broker's epoch from its registration (-1 while unregistered): its follower fetches carry it. */
+    long localBrokerEpoch() {
+        return brokerEpoch.getAsLong();
+    }
+
+    /** The epoch broker {@code id} is registered with in the current image, -1 if it is not registered. */
+    long registeredBrokerEpoch(int id) {
+        return image.broker(id).map(BrokerRegistration::epoch).orElse(-1L);
     }
 
     public FetchManager fetchManager() {
@@ -339,12 +350,22 @@ public final class ReplicaManager implements AutoCloseable {
     /**
      * Appends to each partition as leader and answers once each append is as durable as {@code acks} asks:
      * 0 and 1 after the local append, -1 (all) once the high watermark passes it or {@code timeoutMs} elapses.
+     * Every partition gets its own answer: a failure in one (an unexpected exception included, answered UNKNOWN)
+     * does not keep the others from being appended and answered, and the returned future always completes.
      */
     public CompletableFuture<Map<TopicPartition, ProduceResult>> appendRecords(int acks, int timeoutMs,
                                                                                Map<TopicPartition, ByteBuffer> data) {
         Map<TopicPartition, CompletableFuture<ProduceResult>> futures = new HashMap<>();
         for (Map.Entry<TopicPartition, ByteBuffer> e : data.entrySet()) {
-            futures.put(e.getKey(), appendOne(e.getKey(), e.getValue(), acks, timeoutMs));
+            CompletableFuture<ProduceResult> one;
+            try {
+                one = appendOne(e.getKey(), e.getValue(), acks, timeoutMs);
+            } catch (RuntimeException unexpected) {
+                LOG.error("{}: produce failed unexpectedly", e.getKey(), unexpected);
+                one = CompletableFuture.completedFuture(ProduceResult.failed(ErrorCode.UNKNOWN,
+                    "the broker failed to append to " + e.getKey() + ": " + unexpected));
+            }
+            futures.put(e.getKey(), one);
         }
         return CompletableFuture.allOf(futures.values().toArray(new CompletableFuture<?>[0])).thenApply(v -> {
             Map<TopicPartition, ProduceResult> out = new HashMap<>();

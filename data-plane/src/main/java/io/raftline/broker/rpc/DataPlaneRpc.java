@@ -35,6 +35,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The data-plane half of the broker's gRPC service (produce, fetch, offsets; {@link BrokerRpcService} adds
@@ -158,25 +159,31 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             }
             long startNs = System.nanoTime();
             Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
-            for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
-                // A private copy: the log stamps offsets into these bytes in place.
-                data.put(new TopicPartition(pd.getTopic(), pd.getPartition()),
-                    ByteBuffer.wrap(pd.getRecords().toByteArray()));
+            CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended;
+            try {
+                for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
+                    // A private copy: the log stamps offsets into these bytes in place.
+                    data.put(new TopicPartition(pd.getTopic(), pd.getPartition()),
+                        ByteBuffer.wrap(pd.getRecords().toByteArray()));
+                }
+                appended = replicaManager.appendRecords(request.getAcks(), Math.max(1, request.getTimeoutMs()), data);
+            } catch (RuntimeException e) {
+                appended = CompletableFuture.failedFuture(e);
             }
-            replicaManager.appendRecords(request.getAcks(), Math.max(1, request.getTimeoutMs()), data)
-                .whenComplete((results, err) -> {
-                    try {
-                        if (err == null) {
-                            recordProduced(data, results);
-                        }
-                        metrics.recordLatency("produce", System.nanoTime() - startNs);
-                        if (request.getAcks() != 0) {
-                            send(call, response(request, data, results, err));
-                        }
-                    } finally {
-                        finished(size);
+            // The one place this request's admission is released: whatever happened above, it is answered once.
+            appended.whenComplete((results, err) -> {
+                try {
+                    if (err == null) {
+                        recordProduced(data, results);
                     }
-                });
+                    metrics.recordLatency("produce", System.nanoTime() - startNs);
+                    if (request.getAcks() != 0) {
+                        send(call, response(request, data, results, err));
+                    }
+                } finally {
+                    finished(size);
+                }
+            });
         }
 
         private void finished(long size) {
@@ -319,8 +326,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 // fetch.max.bytes caps every answer, whatever the client asked (0 or less asks for no limit).
                 int maxBytes = request.getMaxBytes() <= 0 ? limits.fetchMaxBytes()
                     : Math.min(request.getMaxBytes(), limits.fetchMaxBytes());
-                FetchManager.Request fetch = new FetchManager.Request(request.getReplicaId(), request.getMaxWaitMs(),
-                    request.getMinBytes(), maxBytes, parts);
+                FetchManager.Request fetch = new FetchManager.Request(request.getReplicaId(), request.getReplicaEpoch(),
+                    request.getMaxWaitMs(), request.getMinBytes(), maxBytes, parts);
                 replicaManager.fetchManager().fetch(fetch).whenComplete((data, err) -> {
                     FetchResponse.Builder b = FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId());
                     if (err != null) {

@@ -33,7 +33,7 @@ class PartitionCommitWaitersTest {
             assertThat(partition.commitWaiters()).isEqualTo(1);
             assertThat(waiters).allMatch(w -> !w.isDone());
 
-            partition.updateFollowerFetchState(2, 100, 0);
+            f.followerFetch(2, 100, 0);
             assertThat(waiters.get(99)).isCompletedWithValue(ErrorCode.NONE);
             assertThat(partition.commitWaiters()).isZero();
             assertThat(waiters.subList(0, 99)).as("forgotten waiters are never completed").allMatch(w -> !w.isDone());

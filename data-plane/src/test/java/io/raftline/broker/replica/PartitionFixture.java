@@ -34,6 +34,19 @@ final class PartitionFixture implements AutoCloseable {
         }
     }
 
+    /** The broker epoch every follower of this fixture is registered with. */
+    static final long FOLLOWER_BROKER_EPOCH = 7;
+
+    /**
+     * A fetch by follower {@code replicaId} at {@code offset}, as a well-behaved follower sends it (this leader's
+     * epoch, its registered broker epoch, last fetched epoch 1 once it holds records): see
+     * {@link Partition#updateFollowerFetchState}.
+     */
+    boolean followerFetch(int replicaId, long offset, long refusalBackoffMs) {
+        FetchCheck.Fetch fetch = new FetchCheck.Fetch(replicaId, FOLLOWER_BROKER_EPOCH, offset, 1, offset == 0 ? -1 : 1);
+        return partition.updateFollowerFetchState(fetch, FOLLOWER_BROKER_EPOCH, refusalBackoffMs);
+    }
+
     /** One batch of {@code records} small records. */
     static ByteBuffer batch(int records) {
         return batchAt(0, records);

@@ -21,24 +21,24 @@ class PartitionIsrExpansionTest {
             Partition partition = f.partition;
             partition.appendAsLeader(PartitionFixture.batch(10), -1);
 
-            assertThat(partition.updateFollowerFetchState(2, 10, BACKOFF_MS)).as("an ISR member is never 'joinable'").isFalse();
+            assertThat(f.followerFetch(2, 10, BACKOFF_MS)).as("an ISR member is never 'joinable'").isFalse();
             assertThat(partition.highWatermark()).isEqualTo(10);
-            assertThat(partition.updateFollowerFetchState(3, 5, BACKOFF_MS)).as("behind the high watermark").isFalse();
-            assertThat(partition.updateFollowerFetchState(3, 10, BACKOFF_MS)).as("caught up").isTrue();
+            assertThat(f.followerFetch(3, 5, BACKOFF_MS)).as("behind the high watermark").isFalse();
+            assertThat(f.followerFetch(3, 10, BACKOFF_MS)).as("caught up").isTrue();
 
             Partition.IsrChange change = partition.proposeIsrChange(30_000).orElseThrow();
             assertThat(change.newIsr()).containsExactly(1, 2, 3);
-            assertThat(partition.updateFollowerFetchState(3, 10, BACKOFF_MS)).as("a proposal is in flight").isFalse();
+            assertThat(f.followerFetch(3, 10, BACKOFF_MS)).as("a proposal is in flight").isFalse();
 
             partition.completeIsrChange(change, List.of(), -1, false);
-            assertThat(partition.updateFollowerFetchState(3, 10, BACKOFF_MS)).as("refused a moment ago").isFalse();
+            assertThat(f.followerFetch(3, 10, BACKOFF_MS)).as("refused a moment ago").isFalse();
             f.time.sleep(BACKOFF_MS);
-            assertThat(partition.updateFollowerFetchState(3, 10, BACKOFF_MS)).as("after the refusal backoff").isTrue();
+            assertThat(f.followerFetch(3, 10, BACKOFF_MS)).as("after the refusal backoff").isTrue();
 
             change = partition.proposeIsrChange(30_000).orElseThrow();
             partition.completeIsrChange(change, List.of(1, 2, 3), 2, true);
             assertThat(partition.isr()).containsExactly(1, 2, 3);
-            assertThat(partition.updateFollowerFetchState(3, 10, BACKOFF_MS)).as("in the ISR now").isFalse();
+            assertThat(f.followerFetch(3, 10, BACKOFF_MS)).as("in the ISR now").isFalse();
         }
     }
 
@@ -47,8 +47,8 @@ class PartitionIsrExpansionTest {
         try (PartitionFixture f = new PartitionFixture(tmp, List.of(1, 2, 3), List.of(1, 2))) {
             Partition partition = f.partition;
             partition.appendAsLeader(PartitionFixture.batch(10), -1);
-            partition.updateFollowerFetchState(2, 10, BACKOFF_MS);
-            partition.updateFollowerFetchState(3, 10, BACKOFF_MS);
+            f.followerFetch(2, 10, BACKOFF_MS);
+            f.followerFetch(3, 10, BACKOFF_MS);
             Partition.IsrChange change = partition.proposeIsrChange(30_000).orElseThrow();
             partition.completeIsrChange(change, List.of(), -1, false);
 
@@ -59,7 +59,7 @@ class PartitionIsrExpansionTest {
             assertThat(partition.proposeIsrChange(30_000)).as("still none").isEmpty();
 
             // it comes back and fetches
-            partition.updateFollowerFetchState(3, 10, BACKOFF_MS);
+            f.followerFetch(3, 10, BACKOFF_MS);
             assertThat(partition.proposeIsrChange(30_000).orElseThrow().newIsr()).containsExactly(1, 2, 3);
         }
     }
