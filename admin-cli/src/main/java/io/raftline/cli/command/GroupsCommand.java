@@ -14,6 +14,7 @@ import io.raftline.client.common.Node;
 import io.raftline.client.common.TopicPartition;
 import io.raftline.client.consumer.OffsetAndMetadata;
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -70,7 +71,8 @@ public final class GroupsCommand {
     @Command(name = "describe", mixinStandardHelpOptions = true,
         description = "Describes a group: state, protocol, coordinator, members and their partitions, and per partition "
             + "the committed offset, the log end offset (high watermark) and the lag.",
-        footer = {"", "Example:", "  raftline groups describe --group billing --output json"})
+        footer = {"", "Examples:", "  raftline groups describe --group billing --output json",
+            "  raftline groups describe --group billing --members", "  raftline groups describe --group billing --state"})
     static final class Describe implements Callable<Integer> {
         @Mixin
         ClientOptions options;
@@ -78,11 +80,26 @@ public final class GroupsCommand {
         CommandLine.Model.CommandSpec spec;
         @Option(names = "--group", required = true, paramLabel = "G")
         String group;
+        @Option(names = "--members", description = "Only the members: id, host, client id, partition count, assignment.")
+        boolean membersOnly;
+        @Option(names = "--state", description = "Only the group: coordinator, assignor, state, member count.")
+        boolean stateOnly;
 
         @Override
         public Integer call() {
+            if (membersOnly && stateOnly) {
+                throw new CommandLine.ParameterException(spec.commandLine(), "give --members or --state, not both");
+            }
             try (Admin admin = options.admin()) {
                 ConsumerGroupDescription d = Futures.get(admin.describeConsumerGroups(List.of(group)).get(group));
+                if (membersOnly) {
+                    printMembers(d);
+                    return 0;
+                }
+                if (stateOnly) {
+                    printState(d);
+                    return 0;
+                }
                 Map<TopicPartition, OffsetAndMetadata> committed = Futures.get(admin.listConsumerGroupOffsets(group));
                 // Every partition the group has an offset for or a member owns, in order.
                 Map<TopicPartition, Long> rows = new TreeMap<>(BY_PARTITION);
@@ -129,6 +146,54 @@ public final class GroupsCommand {
                     m == null ? null : m.memberId(), m == null ? null : m.clientId(), m == null ? null : m.host());
             });
             table.print(out);
+        }
+
+        /** As kafka-consumer-groups --describe --members: one line per member. */
+        private void printMembers(ConsumerGroupDescription d) {
+            PrintWriter out = spec.commandLine().getOut();
+            if (options.json()) {
+                ObjectNode doc = Json.object().put("group", d.groupId()).put("state", d.state());
+                ArrayNode members = doc.putArray("members");
+                for (MemberDescription m : d.members()) {
+                    ObjectNode o = members.addObject().put("memberId", m.memberId()).put("clientId", m.clientId())
+                        .put("host", m.host()).put("partitions", m.assignment().size());
+                    ArrayNode a = o.putArray("assignment");
+                    m.assignment().forEach(tp -> a.addObject().put("topic", tp.topic()).put("partition", tp.partition()));
+                }
+                Json.print(out, doc);
+                return;
+            }
+            Table table = new Table("GROUP", "MEMBER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "ASSIGNMENT");
+            for (MemberDescription m : d.members()) {
+                table.row(d.groupId(), m.memberId(), m.host(), m.clientId(), m.assignment().size(), assignment(m.assignment()));
+            }
+            table.print(out);
+        }
+
+        /** As kafka-consumer-groups --describe --state: the group on one line. */
+        private void printState(ConsumerGroupDescription d) {
+            PrintWriter out = spec.commandLine().getOut();
+            if (options.json()) {
+                Json.print(out, Json.object().put("group", d.groupId()).put("state", d.state())
+                    .put("coordinator", d.coordinator().id()).put("protocol", d.protocol())
+                    .put("memberCount", d.members().size()));
+                return;
+            }
+            Table table = new Table("GROUP", "COORDINATOR", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS");
+            table.row(d.groupId(), d.coordinator().id(), d.protocol().isEmpty() ? null : d.protocol(), d.state(),
+                d.members().size());
+            table.print(out);
+        }
+
+        /** Kafka's form, {@code orders(0,1),refunds(2)}; null (a "-" cell) for none. */
+        private static String assignment(List<TopicPartition> partitions) {
+            if (partitions.isEmpty()) {
+                return null;
+            }
+            Map<String, List<Integer>> byTopic = new TreeMap<>();
+            partitions.forEach(tp -> byTopic.computeIfAbsent(tp.topic(), t -> new ArrayList<>()).add(tp.partition()));
+            return byTopic.entrySet().stream().map(e -> e.getKey() + "(" + e.getValue().stream().sorted().map(String::valueOf)
+                .collect(Collectors.joining(",")) + ")").collect(Collectors.joining(","));
         }
 
         private static void putOrNull(ObjectNode o, String field, Long value) {
