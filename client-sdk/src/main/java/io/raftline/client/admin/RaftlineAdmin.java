@@ -575,7 +575,8 @@ final class RaftlineAdmin implements Admin {
             out.put(id, pool.get(node).<DescribeLogsResponse>unary((s, o) -> s.describeLogs(request, o), perBrokerTimeout.toMillis())
                 .thenApply(r -> r.getReplicasList().stream().filter(x -> x.getError().getCode() == ErrorCode.NONE)
                     .map(x -> new ReplicaLogInfo(id, new TopicPartition(x.getTopic(), x.getPartition()), x.getIsLeader(),
-                        x.getLogStartOffset(), x.getLogEndOffset(), x.getHighWatermark(), x.getSizeBytes())).toList()));
+                        x.getLogStartOffset(), x.getLogEndOffset(), x.getHighWatermark(), x.getSizeBytes(),
+                        x.getLogDir().isEmpty() ? null : x.getLogDir())).toList()));
         }
         return new DescribeLogsResult(out);
     }
