@@ -24,7 +24,8 @@ public final class ClientOptions {
         description = "A table for people or one JSON document on stdout (default: ${DEFAULT-VALUE}).")
     OutputFormat output;
 
-    @Option(names = "--command-config", paramLabel = "FILE", description = "Client properties (timeouts, ...).")
+    @Option(names = "--command-config", paramLabel = "FILE", description = "Client properties: any key a kafka-clients "
+        + "file holds (timeouts, ...); keys a client does not use are reported once and handed to its plugins.")
     Path commandConfig;
 
     @Option(names = "--verbose", description = "On an error, also print the stack trace.")
@@ -46,8 +47,45 @@ public final class ClientOptions {
         return env != null && !env.isBlank() ? env : "127.0.0.1:9092";
     }
 
-    /** Client properties: --command-config, then the bootstrap address and the CLI's default timeouts. */
+    /**
+     * The client properties every command starts from: the --command-config file as it is (any key a Kafka client
+     * file may hold: keys a client does not know are logged once as unused and handed on to its plugins), then the
+     * bootstrap address, and the CLI's own defaults where the file sets none ({@code client.id}, and a 30 s
+     * {@code default.api.timeout.ms} so that an unreachable cluster is an error in bounded time).
+     */
     public Properties clientProperties() {
+        Properties props = fileProperties();
+        props.setProperty("bootstrap.servers", bootstrap());
+        props.putIfAbsent("default.api.timeout.ms", DEFAULT_API_TIMEOUT_MS);
+        props.putIfAbsent("client.id", "raftline-cli");
+        return props;
+    }
+
+    /**
+     * For a command's producer: as {@link #clientProperties()} but without the CLI's API timeout (a producer has
+     * none) and without the file's serializer classes: the command brings its own byte-array serializers, as Kafka's
+     * console tools override them.
+     */
+    public Properties producerProperties(String clientId) {
+        return streamingProperties(clientId, "key.serializer", "value.serializer");
+    }
+
+    /** For a command's consumer: as {@link #producerProperties}, with the deserializers. */
+    public Properties consumerProperties(String clientId) {
+        return streamingProperties(clientId, "key.deserializer", "value.deserializer");
+    }
+
+    private Properties streamingProperties(String clientId, String... ownKeys) {
+        Properties props = fileProperties();
+        props.setProperty("bootstrap.servers", bootstrap());
+        props.setProperty("client.id", clientId);
+        for (String key : ownKeys) {
+            props.remove(key);
+        }
+        return props;
+    }
+
+    private Properties fileProperties() {
         Properties props = new Properties();
         if (commandConfig != null) {
             try (Reader reader = Files.newBufferedReader(commandConfig, StandardCharsets.UTF_8)) {
@@ -56,22 +94,11 @@ public final class ClientOptions {
                 throw new CliException("cannot read --command-config " + commandConfig + ": " + e.getMessage());
             }
         }
-        props.setProperty("bootstrap.servers", bootstrap());
-        props.putIfAbsent("default.api.timeout.ms", DEFAULT_API_TIMEOUT_MS);
-        props.putIfAbsent("client.id", "raftline-cli");
         return props;
     }
 
-    /** Properties for an Admin client: only the keys an Admin knows are passed on. */
+    /** An Admin client over {@link #clientProperties()}. */
     public Admin admin() {
-        Properties all = clientProperties();
-        Properties props = new Properties();
-        for (String key : new String[] {"bootstrap.servers", "default.api.timeout.ms", "client.id", "request.timeout.ms",
-            "retry.backoff.ms"}) {
-            if (all.getProperty(key) != null) {
-                props.setProperty(key, all.getProperty(key));
-            }
-        }
-        return Admin.create(props);
+        return Admin.create(clientProperties());
     }
 }

@@ -5,7 +5,7 @@ import io.grpc.netty.NettyServerBuilder;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelOption;
-import io.raftline.broker.config.HostPort;
+import io.raftline.common.config.HostPort;
 import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.group.ExecutorGroupScheduler;
 import io.raftline.broker.group.GroupConfig;

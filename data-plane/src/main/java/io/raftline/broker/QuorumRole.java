@@ -1,7 +1,7 @@
 package io.raftline.broker;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.raftline.broker.config.HostPort;
+import io.raftline.common.config.HostPort;
 import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.log.LogConfig;
 import io.raftline.common.Time;

@@ -1,6 +1,6 @@
 package io.raftline.broker;
 
-import io.raftline.broker.config.ConfigException;
+import io.raftline.common.config.ConfigException;
 import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.storage.ClusterIds;
 import io.raftline.broker.storage.StorageException;

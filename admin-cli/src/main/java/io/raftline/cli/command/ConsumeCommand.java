@@ -93,9 +93,7 @@ public final class ConsumeCommand implements Callable<Integer> {
         if (offset != null && partition == null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--offset needs --partition");
         }
-        Properties props = options.clientProperties();
-        props.remove("default.api.timeout.ms");
-        props.setProperty("client.id", "raftline-console-consumer");
+        Properties props = options.consumerProperties("raftline-console-consumer");
         props.setProperty("auto.offset.reset", fromBeginning ? "earliest" : "latest");
         props.setProperty("enable.auto.commit", "false");
         if (group != null) {

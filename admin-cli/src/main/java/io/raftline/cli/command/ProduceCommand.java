@@ -67,9 +67,7 @@ public final class ProduceCommand implements Callable<Integer> {
         if (!acks.equals("0") && !acks.equals("1") && !acks.equals("all") && !acks.equals("-1")) {
             throw new CliException("--acks must be 0, 1 or all, got '" + acks + "'");
         }
-        Properties props = options.clientProperties();
-        props.remove("default.api.timeout.ms");
-        props.setProperty("client.id", "raftline-console-producer");
+        Properties props = options.producerProperties("raftline-console-producer");
         props.setProperty("acks", acks);
         producerProps.forEach(props::setProperty);
         PrintWriter out = spec.commandLine().getOut();

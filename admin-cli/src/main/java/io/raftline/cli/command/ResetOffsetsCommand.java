@@ -323,6 +323,8 @@ final class ResetOffsetsCommand implements Callable<Integer> {
         }
         Properties props = options.clientProperties();
         props.setProperty("client.id", "raftline-reset-offsets");
+        props.remove("key.deserializer");
+        props.remove("value.deserializer");
         try (RaftlineConsumer<byte[], byte[]> c = new RaftlineConsumer<>(props, new ByteArrayDeserializer(),
             new ByteArrayDeserializer())) {
             List<TopicPartition> partitions = List.copyOf(all);

@@ -2,8 +2,8 @@ package io.raftline.client.admin;
 
 import io.raftline.client.common.config.AbstractConfig;
 import io.raftline.client.common.config.CommonClientConfigs;
-import io.raftline.client.common.config.ConfigDef;
-import io.raftline.client.common.config.ConfigDef.Type;
+import io.raftline.common.config.ConfigDef;
+import io.raftline.common.config.ConfigDef.Type;
 import java.util.Map;
 import java.util.Properties;
 

@@ -2,8 +2,8 @@ package io.raftline.client.consumer;
 
 import io.raftline.client.common.config.AbstractConfig;
 import io.raftline.client.common.config.CommonClientConfigs;
-import io.raftline.client.common.config.ConfigDef;
-import io.raftline.client.common.config.ConfigDef.Type;
+import io.raftline.common.config.ConfigDef;
+import io.raftline.common.config.ConfigDef.Type;
 import java.util.Map;
 import java.util.Properties;
 
@@ -52,7 +52,7 @@ public final class ConsumerConfig extends AbstractConfig {
         .define(HEARTBEAT_INTERVAL_MS_CONFIG, Type.INT, 3000, "Group heartbeat interval")
         .define(MAX_POLL_INTERVAL_MS_CONFIG, Type.INT, 300_000, ConfigDef.atLeast(1), "Longest time between polls in a group")
         .define(PARTITION_ASSIGNMENT_STRATEGY_CONFIG, Type.LIST, "range,cooperative-sticky", "Group assignors, in preference order")
-        .define(AUTO_OFFSET_RESET_CONFIG, Type.STRING, "latest", ConfigDef.in("earliest", "latest", "none"),
+        .define(AUTO_OFFSET_RESET_CONFIG, Type.STRING, "latest", ConfigDef.oneOfIgnoringCase("earliest", "latest", "none"),
             "Where to start when there is no valid position")
         .define(MAX_POLL_RECORDS_CONFIG, Type.INT, 500, ConfigDef.atLeast(1), "The most records one poll returns")
         .define(FETCH_MIN_BYTES_CONFIG, Type.INT, 1, ConfigDef.atLeast(0), "The broker waits for this many bytes")
@@ -62,7 +62,7 @@ public final class ConsumerConfig extends AbstractConfig {
         .define(CHECK_CRCS_CONFIG, Type.BOOLEAN, true, "Check the CRC of every fetched batch")
         .define(DEFAULT_API_TIMEOUT_MS_CONFIG, Type.INT, 60_000, ConfigDef.atLeast(0), "Bound on blocking calls without a timeout")
         .define(INTERCEPTOR_CLASSES_CONFIG, Type.LIST, "", "ConsumerInterceptor classes, called in order")
-        .define(ISOLATION_LEVEL_CONFIG, Type.STRING, "read_uncommitted", ConfigDef.in("read_uncommitted"),
+        .define(ISOLATION_LEVEL_CONFIG, Type.STRING, "read_uncommitted", ConfigDef.oneOfIgnoringCase("read_uncommitted"),
             "Only read_uncommitted: Raftline has no transactions");
 
     /** Parses a map of configs. */

@@ -10,6 +10,6 @@ public class ConfigException extends RaftlineException {
 
     /** Creates the exception for {@code key} having the bad {@code value}, saying why. */
     public ConfigException(String key, Object value, String why) {
-        super("Invalid value " + value + " for configuration " + key + ": " + why);
+        super(io.raftline.common.config.ConfigException.invalidValue(key, value, why));
     }
 }

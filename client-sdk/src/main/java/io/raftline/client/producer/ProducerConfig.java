@@ -2,8 +2,8 @@ package io.raftline.client.producer;
 
 import io.raftline.client.common.config.AbstractConfig;
 import io.raftline.client.common.config.CommonClientConfigs;
-import io.raftline.client.common.config.ConfigDef;
-import io.raftline.client.common.config.ConfigDef.Type;
+import io.raftline.common.config.ConfigDef;
+import io.raftline.common.config.ConfigDef.Type;
 import io.raftline.client.errors.ConfigException;
 import java.util.Map;
 import java.util.Properties;
@@ -43,7 +43,7 @@ public final class ProducerConfig extends AbstractConfig {
     private static final ConfigDef CONFIG = CommonClientConfigs.withCommon(new ConfigDef())
         .define(KEY_SERIALIZER_CLASS_CONFIG, Type.CLASS, null, "Serializer class for keys")
         .define(VALUE_SERIALIZER_CLASS_CONFIG, Type.CLASS, null, "Serializer class for values")
-        .define(ACKS_CONFIG, Type.STRING, "all", ConfigDef.in("all", "-1", "0", "1"),
+        .define(ACKS_CONFIG, Type.STRING, "all", ConfigDef.oneOfIgnoringCase("all", "-1", "0", "1"),
             "Acknowledgements the leader waits for: 0 none, 1 its own append, all every in-sync replica")
         .define(LINGER_MS_CONFIG, Type.LONG, 5L, ConfigDef.atLeast(0), "How long a batch waits for more records")
         .define(BATCH_SIZE_CONFIG, Type.INT, 16_384, ConfigDef.atLeast(0), "The target size of one partition's batch, in bytes")
@@ -55,7 +55,7 @@ public final class ProducerConfig extends AbstractConfig {
             "The bound on the time between send() returning and the callback")
         .define(MAX_BLOCK_MS_CONFIG, Type.LONG, 60_000L, ConfigDef.atLeast(0),
             "How long send() and partitionsFor() may block for metadata or buffer space")
-        .define(COMPRESSION_TYPE_CONFIG, Type.STRING, "none", ConfigDef.in("none", "gzip", "snappy", "lz4", "zstd"),
+        .define(COMPRESSION_TYPE_CONFIG, Type.STRING, "none", ConfigDef.oneOfIgnoringCase("none", "gzip", "snappy", "lz4", "zstd"),
             "The codec for record batches")
         .define(MAX_REQUEST_SIZE_CONFIG, Type.INT, 1_048_576, ConfigDef.atLeast(0), "The largest record (and request) in bytes")
         .define(PARTITIONER_CLASS_CONFIG, Type.CLASS, null, "A Partitioner; default: murmur2 of the key, sticky for null keys")

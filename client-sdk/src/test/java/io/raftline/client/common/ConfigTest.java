@@ -54,10 +54,26 @@ class ConfigTest {
     }
 
     @Test
-    void unknownKeyFailsNamingIt() {
+    void unknownKeysAreKeptForPluginsAsKafkaClientsDo() {
         Map<String, Object> m = base();
+        m.put("schema.registry.url", "http://registry:8081");
         m.put("linger.msec", "5");
-        assertThatThrownBy(() -> new ProducerConfig(m)).isInstanceOf(ConfigException.class).hasMessageContaining("linger.msec");
+        ProducerConfig c = new ProducerConfig(m);
+        assertThat(c.unused()).containsExactlyInAnyOrder("schema.registry.url", "linger.msec");
+        assertThat(c.originals()).containsEntry("schema.registry.url", "http://registry:8081");
+        assertThat(c.getLong("linger.ms")).isEqualTo(5);
+        assertThat(new ConsumerConfig(m).unused()).contains("schema.registry.url");
+        assertThat(new AdminClientConfig(m).unused()).contains("schema.registry.url");
+        assertThat(new ProducerConfig(base()).unused()).isEmpty();
+    }
+
+    @Test
+    void aKnownKeyWithABadValueStillFailsWithTheSdksException() {
+        Map<String, Object> m = base();
+        m.put("schema.registry.url", "http://registry:8081");
+        m.put("linger.ms", "soon");
+        assertThatThrownBy(() -> new ProducerConfig(m)).isInstanceOf(ConfigException.class)
+            .hasMessage("invalid value 'soon' for config key 'linger.ms': expected a long integer");
     }
 
     @Test
@@ -83,7 +99,7 @@ class ConfigTest {
     void bootstrapIsRequiredAndChecked() {
         assertThatThrownBy(() -> new AdminClientConfig(Map.of())).isInstanceOf(ConfigException.class)
             .hasMessageContaining("bootstrap.servers");
-        assertThatThrownBy(() -> new AdminClientConfig(Map.of("bootstrap.servers", "localhost"))).hasMessageContaining("host:port");
+        assertThatThrownBy(() -> new AdminClientConfig(Map.of("bootstrap.servers", "localhost"))).hasMessageContaining("expected HOST:PORT");
         assertThatThrownBy(() -> new AdminClientConfig(Map.of("bootstrap.servers", "h:99999"))).hasMessageContaining("range");
         AdminClientConfig ok = new AdminClientConfig(Map.of("bootstrap.servers", "a:1, b:2"));
         assertThat(ok.getList("bootstrap.servers")).isEqualTo(List.of("a:1", "b:2"));

@@ -195,6 +195,20 @@ class ProducerTest {
     }
 
     @Test
+    void keysFromAKafkaClientFileReachTheSerializerAndTheProducerStillWorks() throws Exception {
+        cluster.createTopic("t", 1);
+        RecordingSerializer.CONFIGURED.clear();
+        Map<String, Object> kv = config("value.serializer", RecordingSerializer.class.getName(),
+            "schema.registry.url", "http://registry:8081", "security.protocol", "PLAINTEXT");
+        try (RaftlineProducer<String, String> p = new RaftlineProducer<>(kv, new StringSerializer(), null)) {
+            assertThat(p.send(new ProducerRecord<>("t", "v")).get(10, TimeUnit.SECONDS).offset()).isZero();
+        }
+        assertThat(RecordingSerializer.CONFIGURED).containsEntry("schema.registry.url", "http://registry:8081")
+            .containsEntry("security.protocol", "PLAINTEXT");
+        assertThat(storedValues("t", 0)).containsExactly("v");
+    }
+
+    @Test
     void unknownTopicFailsAfterMaxBlock() {
         try (RaftlineProducer<String, String> p = producer("max.block.ms", 300)) {
             Future<RecordMetadata> f = p.send(new ProducerRecord<>("nope", "v"));

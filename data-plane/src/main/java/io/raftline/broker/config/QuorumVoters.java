@@ -1,5 +1,6 @@
 package io.raftline.broker.config;
 
+import io.raftline.common.config.HostPort;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,20 +1,24 @@
 package io.raftline.broker.config;
 
-import static io.raftline.broker.config.ConfigDef.Type.BOOLEAN;
-import static io.raftline.broker.config.ConfigDef.Type.DOUBLE;
-import static io.raftline.broker.config.ConfigDef.Type.HOST_PORT;
-import static io.raftline.broker.config.ConfigDef.Type.INT;
-import static io.raftline.broker.config.ConfigDef.Type.LIST;
-import static io.raftline.broker.config.ConfigDef.Type.LONG;
-import static io.raftline.broker.config.ConfigDef.Type.STRING;
-import static io.raftline.broker.config.ConfigDef.all;
-import static io.raftline.broker.config.ConfigDef.atLeast;
-import static io.raftline.broker.config.ConfigDef.between;
-import static io.raftline.broker.config.ConfigDef.betweenDouble;
-import static io.raftline.broker.config.ConfigDef.eachOf;
-import static io.raftline.broker.config.ConfigDef.nonEmptyList;
-import static io.raftline.broker.config.ConfigDef.oneOf;
+import static io.raftline.common.config.ConfigDef.Type.BOOLEAN;
+import static io.raftline.common.config.ConfigDef.Type.DOUBLE;
+import static io.raftline.common.config.ConfigDef.Type.HOST_PORT;
+import static io.raftline.common.config.ConfigDef.Type.INT;
+import static io.raftline.common.config.ConfigDef.Type.LIST;
+import static io.raftline.common.config.ConfigDef.Type.LONG;
+import static io.raftline.common.config.ConfigDef.Type.STRING;
+import static io.raftline.common.config.ConfigDef.all;
+import static io.raftline.common.config.ConfigDef.atLeast;
+import static io.raftline.common.config.ConfigDef.between;
+import static io.raftline.common.config.ConfigDef.betweenDouble;
+import static io.raftline.common.config.ConfigDef.eachOf;
+import static io.raftline.common.config.ConfigDef.nonEmptyList;
+import static io.raftline.common.config.ConfigDef.oneOf;
 
+import io.raftline.common.config.ConfigDef;
+import io.raftline.common.config.ConfigDef.UnknownKeys;
+import io.raftline.common.config.ConfigException;
+import io.raftline.common.config.HostPort;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -113,7 +117,7 @@ public final class ServerConfig {
         .define("log.roll.hours", INT, 168, atLeast(1), "log", "Roll a segment at this age.")
         .define("log.roll.ms", LONG, null, atLeast(1), "log", "Roll a segment at this age (overrides log.roll.hours).")
         .define("log.index.interval.bytes", INT, 4096, atLeast(0), "log", "Bytes between entries of the sparse offset index.")
-        .define("log.index.size.max.bytes", INT, 10_485_760, atLeast(4), "log", "Largest size of an index file.")
+        .define("log.index.size.max.bytes", INT, 10_485_760, atLeast(64), "log", "Largest size of an index file.")
         .define("log.retention.hours", INT, 168, atLeast(-1), "log", "Delete segments older than this.")
         .define("log.retention.minutes", INT, null, atLeast(-1), "log", "Overrides log.retention.hours.")
         .define("log.retention.ms", LONG, null, atLeast(-1), "log", "Overrides log.retention.minutes (-1: forever).")
@@ -195,7 +199,7 @@ public final class ServerConfig {
 
     private ServerConfig(Map<String, String> originals) {
         this.originals = Collections.unmodifiableMap(new LinkedHashMap<>(originals));
-        this.values = DEF.parse(originals);
+        this.values = DEF.parse(originals, UnknownKeys.REFUSE).values();
         checkConsistency();
     }
 

@@ -1,5 +1,6 @@
 package io.raftline.broker.config;
 
+import io.raftline.common.config.ConfigDef;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,11 +1,12 @@
 package io.raftline.broker.log;
 
+import io.raftline.common.config.ConfigException;
+import io.raftline.common.config.TopicConfig;
 import io.raftline.record.CompressionType;
 import io.raftline.record.TimestampType;
 import java.util.Collections;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
-import java.util.Locale;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -16,53 +17,26 @@ import java.util.Set;
  */
 public final class LogConfig {
 
-    public static final String RETENTION_MS = "retention.ms";
-    public static final String RETENTION_BYTES = "retention.bytes";
-    public static final String CLEANUP_POLICY = "cleanup.policy";
-    public static final String SEGMENT_BYTES = "segment.bytes";
-    public static final String SEGMENT_MS = "segment.ms";
-    public static final String SEGMENT_INDEX_BYTES = "segment.index.bytes";
-    public static final String INDEX_INTERVAL_BYTES = "index.interval.bytes";
-    public static final String MAX_MESSAGE_BYTES = "max.message.bytes";
-    public static final String DELETE_RETENTION_MS = "delete.retention.ms";
-    public static final String FLUSH_MESSAGES = "flush.messages";
-    public static final String FLUSH_MS = "flush.ms";
-    public static final String COMPRESSION_TYPE = "compression.type";
-    public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
-    public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
-    public static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
-    public static final String FILE_DELETE_DELAY_MS = "file.delete.delay.ms";
-    public static final String MIN_CLEANABLE_DIRTY_RATIO = "min.cleanable.dirty.ratio";
-
-    /** Topic config name → the broker key that sets its default (Kafka's names). */
-    private static final Map<String, String> BROKER_KEYS = new LinkedHashMap<>();
-    /** Topic config name → built-in default (Kafka's defaults). */
-    private static final Map<String, String> BUILT_IN = new LinkedHashMap<>();
-
-    static {
-        define(RETENTION_MS, "log.retention.ms", "604800000");
-        define(RETENTION_BYTES, "log.retention.bytes", "-1");
-        define(CLEANUP_POLICY, "log.cleanup.policy", "delete");
-        define(SEGMENT_BYTES, "log.segment.bytes", "1073741824");
-        define(SEGMENT_MS, "log.roll.ms", "604800000");
-        define(SEGMENT_INDEX_BYTES, "log.index.size.max.bytes", "10485760");
-        define(INDEX_INTERVAL_BYTES, "log.index.interval.bytes", "4096");
-        define(MAX_MESSAGE_BYTES, "message.max.bytes", "1048588");
-        define(DELETE_RETENTION_MS, "log.cleaner.delete.retention.ms", "86400000");
-        define(FLUSH_MESSAGES, "log.flush.interval.messages", Long.toString(Long.MAX_VALUE));
-        define(FLUSH_MS, "log.flush.interval.ms", Long.toString(Long.MAX_VALUE));
-        define(COMPRESSION_TYPE, "compression.type", "producer");
-        define(MIN_INSYNC_REPLICAS, "min.insync.replicas", "1");
-        define(UNCLEAN_LEADER_ELECTION_ENABLE, "unclean.leader.election.enable", "false");
-        define(MESSAGE_TIMESTAMP_TYPE, "log.message.timestamp.type", "CreateTime");
-        define(FILE_DELETE_DELAY_MS, "log.segment.delete.delay.ms", "60000");
-        define(MIN_CLEANABLE_DIRTY_RATIO, "log.cleaner.min.cleanable.ratio", "0.5");
-    }
+    public static final String RETENTION_MS = TopicConfig.RETENTION_MS;
+    public static final String RETENTION_BYTES = TopicConfig.RETENTION_BYTES;
+    public static final String CLEANUP_POLICY = TopicConfig.CLEANUP_POLICY;
+    public static final String SEGMENT_BYTES = TopicConfig.SEGMENT_BYTES;
+    public static final String SEGMENT_MS = TopicConfig.SEGMENT_MS;
+    public static final String SEGMENT_INDEX_BYTES = TopicConfig.SEGMENT_INDEX_BYTES;
+    public static final String INDEX_INTERVAL_BYTES = TopicConfig.INDEX_INTERVAL_BYTES;
+    public static final String MAX_MESSAGE_BYTES = TopicConfig.MAX_MESSAGE_BYTES;
+    public static final String DELETE_RETENTION_MS = TopicConfig.DELETE_RETENTION_MS;
+    public static final String FLUSH_MESSAGES = TopicConfig.FLUSH_MESSAGES;
+    public static final String FLUSH_MS = TopicConfig.FLUSH_MS;
+    public static final String COMPRESSION_TYPE = TopicConfig.COMPRESSION_TYPE;
+    public static final String MIN_INSYNC_REPLICAS = TopicConfig.MIN_INSYNC_REPLICAS;
+    public static final String UNCLEAN_LEADER_ELECTION_ENABLE = TopicConfig.UNCLEAN_LEADER_ELECTION_ENABLE;
+    public static final String MESSAGE_TIMESTAMP_TYPE = TopicConfig.MESSAGE_TIMESTAMP_TYPE;
+    public static final String FILE_DELETE_DELAY_MS = TopicConfig.FILE_DELETE_DELAY_MS;
+    public static final String MIN_CLEANABLE_DIRTY_RATIO = TopicConfig.MIN_CLEANABLE_DIRTY_RATIO;
 
     /** Every topic-level config name this broker knows (to validate CreateTopics / AlterConfigs). */
-    public static final Set<String> TOPIC_CONFIG_NAMES = Collections.unmodifiableSet(new LinkedHashSet<>(BUILT_IN.keySet()));
-
-    private static final Set<String> COMPRESSION_NAMES = Set.of("producer", "uncompressed", "none", "gzip", "snappy", "lz4", "zstd");
+    public static final Set<String> TOPIC_CONFIG_NAMES = TopicConfig.names();
 
     private final Map<String, String> values;
     private final long retentionMs;
@@ -86,48 +60,27 @@ public final class LogConfig {
 
     private LogConfig(Map<String, String> v) {
         this.values = Collections.unmodifiableMap(new LinkedHashMap<>(v));
-        this.retentionMs = parseLong(v, RETENTION_MS, -1);
-        this.retentionBytes = parseLong(v, RETENTION_BYTES, -1);
-        Set<String> policy = parsePolicy(v.get(CLEANUP_POLICY));
+        Map<String, Object> p = TopicConfig.parse(v);
+        this.retentionMs = (Long) p.get(RETENTION_MS);
+        this.retentionBytes = (Long) p.get(RETENTION_BYTES);
+        List<?> policy = (List<?>) p.get(CLEANUP_POLICY);
         this.delete = policy.contains("delete");
         this.compact = policy.contains("compact");
-        this.segmentBytes = parseInt(v, SEGMENT_BYTES, 128);
-        this.segmentMs = parseLong(v, SEGMENT_MS, 1);
-        this.segmentIndexBytes = parseInt(v, SEGMENT_INDEX_BYTES, 64);
-        this.indexIntervalBytes = parseInt(v, INDEX_INTERVAL_BYTES, 0);
-        this.maxMessageBytes = parseInt(v, MAX_MESSAGE_BYTES, 0);
-        this.deleteRetentionMs = parseLong(v, DELETE_RETENTION_MS, 0);
-        this.flushMessages = parseLong(v, FLUSH_MESSAGES, 1);
-        this.flushMs = parseLong(v, FLUSH_MS, 0);
-        String compression = v.get(COMPRESSION_TYPE).trim().toLowerCase(Locale.ROOT);
-        if (!COMPRESSION_NAMES.contains(compression)) {
-            throw invalid(COMPRESSION_TYPE, v.get(COMPRESSION_TYPE), "one of producer, uncompressed, gzip, snappy, lz4, zstd");
-        }
-        this.compressionType = compression;
-        this.minInsyncReplicas = parseInt(v, MIN_INSYNC_REPLICAS, 1);
-        this.uncleanLeaderElectionEnable = parseBoolean(v, UNCLEAN_LEADER_ELECTION_ENABLE);
-        String ts = v.get(MESSAGE_TIMESTAMP_TYPE).trim();
-        if (ts.equals("CreateTime")) {
-            this.timestampType = TimestampType.CREATE_TIME;
-        } else if (ts.equals("LogAppendTime")) {
-            this.timestampType = TimestampType.LOG_APPEND_TIME;
-        } else {
-            throw invalid(MESSAGE_TIMESTAMP_TYPE, ts, "CreateTime or LogAppendTime");
-        }
-        this.fileDeleteDelayMs = parseLong(v, FILE_DELETE_DELAY_MS, 0);
-        try {
-            this.minCleanableDirtyRatio = Double.parseDouble(v.get(MIN_CLEANABLE_DIRTY_RATIO).trim());
-        } catch (NumberFormatException e) {
-            throw invalid(MIN_CLEANABLE_DIRTY_RATIO, v.get(MIN_CLEANABLE_DIRTY_RATIO), "a number between 0 and 1");
-        }
-        if (!(minCleanableDirtyRatio >= 0 && minCleanableDirtyRatio <= 1)) {
-            throw invalid(MIN_CLEANABLE_DIRTY_RATIO, v.get(MIN_CLEANABLE_DIRTY_RATIO), "a number between 0 and 1");
-        }
-    }
-
-    private static void define(String topicName, String brokerKey, String builtIn) {
-        BROKER_KEYS.put(topicName, brokerKey);
-        BUILT_IN.put(topicName, builtIn);
+        this.segmentBytes = (Integer) p.get(SEGMENT_BYTES);
+        this.segmentMs = (Long) p.get(SEGMENT_MS);
+        this.segmentIndexBytes = (Integer) p.get(SEGMENT_INDEX_BYTES);
+        this.indexIntervalBytes = (Integer) p.get(INDEX_INTERVAL_BYTES);
+        this.maxMessageBytes = (Integer) p.get(MAX_MESSAGE_BYTES);
+        this.deleteRetentionMs = (Long) p.get(DELETE_RETENTION_MS);
+        this.flushMessages = (Long) p.get(FLUSH_MESSAGES);
+        this.flushMs = (Long) p.get(FLUSH_MS);
+        this.compressionType = (String) p.get(COMPRESSION_TYPE);
+        this.minInsyncReplicas = (Integer) p.get(MIN_INSYNC_REPLICAS);
+        this.uncleanLeaderElectionEnable = (Boolean) p.get(UNCLEAN_LEADER_ELECTION_ENABLE);
+        this.timestampType = p.get(MESSAGE_TIMESTAMP_TYPE).equals("LogAppendTime") ? TimestampType.LOG_APPEND_TIME
+            : TimestampType.CREATE_TIME;
+        this.fileDeleteDelayMs = (Long) p.get(FILE_DELETE_DELAY_MS);
+        this.minCleanableDirtyRatio = (Double) p.get(MIN_CLEANABLE_DIRTY_RATIO);
     }
 
     /** The broker's defaults alone. */
@@ -139,18 +92,14 @@ public final class LogConfig {
      * The broker's {@code log.*} defaults (keys this class does not know are ignored: the broker config checks those)
      * overridden by topic configs (an unknown name is refused).
      *
-     * @throws IllegalArgumentException "invalid value for retention.ms: ..." or "unknown topic config: x"
+     * @throws ConfigException "invalid value 'x' for config key 'retention.ms': ..." or "unknown topic config 'x'"
      */
     public static LogConfig fromProperties(Map<String, String> brokerDefaults, Map<String, String> topicOverrides) {
         Map<String, String> merged = new LinkedHashMap<>(topicDefaults(brokerDefaults));
         for (Map.Entry<String, String> e : topicOverrides.entrySet()) {
-            if (!TOPIC_CONFIG_NAMES.contains(e.getKey())) {
-                throw new IllegalArgumentException("unknown topic config: " + e.getKey()
-                    + " (known: " + String.join(", ", TOPIC_CONFIG_NAMES) + ")");
-            }
-            if (e.getValue() == null) {
-                throw invalid(e.getKey(), null, "a value");
-            }
+            TopicConfig.problem(e.getKey(), e.getValue()).ifPresent(problem -> {
+                throw new ConfigException(problem);
+            });
             merged.put(e.getKey(), e.getValue());
         }
         return new LogConfig(merged);
@@ -160,8 +109,8 @@ public final class LogConfig {
     public LogConfig with(Map<String, String> topicOverrides) {
         Map<String, String> merged = new LinkedHashMap<>(values);
         for (Map.Entry<String, String> e : topicOverrides.entrySet()) {
-            if (!TOPIC_CONFIG_NAMES.contains(e.getKey())) {
-                throw new IllegalArgumentException("unknown topic config: " + e.getKey());
+            if (!TopicConfig.isKnown(e.getKey())) {
+                throw new ConfigException("unknown topic config '" + e.getKey() + "'");
             }
             merged.put(e.getKey(), e.getValue());
         }
@@ -176,8 +125,8 @@ public final class LogConfig {
      */
     public static Map<String, String> topicDefaults(Map<String, String> brokerProps) {
         Map<String, String> out = new LinkedHashMap<>();
-        for (Map.Entry<String, String> e : BUILT_IN.entrySet()) {
-            String brokerValue = brokerProps.get(BROKER_KEYS.get(e.getKey()));
+        for (Map.Entry<String, String> e : TopicConfig.BUILT_IN_DEFAULTS.entrySet()) {
+            String brokerValue = brokerProps.get(TopicConfig.brokerKey(e.getKey()));
             out.put(e.getKey(), brokerValue != null ? brokerValue.trim() : e.getValue());
         }
         if (!brokerProps.containsKey("log.retention.ms")) {
@@ -195,7 +144,7 @@ public final class LogConfig {
 
     /** Which broker key sets a topic config's default (e.g. retention.ms → log.retention.ms). */
     public static String brokerKeyFor(String topicConfig) {
-        return BROKER_KEYS.get(topicConfig);
+        return TopicConfig.isKnown(topicConfig) ? TopicConfig.brokerKey(topicConfig) : null;
     }
 
     private static String scaled(Map<String, String> props, String key, long factor) {
@@ -204,54 +153,8 @@ public final class LogConfig {
             long value = Long.parseLong(raw);
             return Long.toString(value < 0 ? -1 : Math.multiplyExact(value, factor));
         } catch (NumberFormatException | ArithmeticException e) {
-            throw new IllegalArgumentException("invalid value for " + key + ": '" + raw + "' (expected a whole number)");
+            throw new ConfigException(key, raw, "expected a whole number");
         }
-    }
-
-    private static long parseLong(Map<String, String> v, String key, long min) {
-        String raw = v.get(key).trim();
-        long value;
-        try {
-            value = Long.parseLong(raw);
-        } catch (NumberFormatException e) {
-            throw invalid(key, raw, "a whole number >= " + min);
-        }
-        if (value < min) {
-            throw invalid(key, raw, "a whole number >= " + min);
-        }
-        return value;
-    }
-
-    private static int parseInt(Map<String, String> v, String key, int min) {
-        long value = parseLong(v, key, min);
-        if (value > Integer.MAX_VALUE) {
-            throw invalid(key, v.get(key), "at most " + Integer.MAX_VALUE);
-        }
-        return (int) value;
-    }
-
-    private static boolean parseBoolean(Map<String, String> v, String key) {
-        String raw = v.get(key).trim().toLowerCase(Locale.ROOT);
-        if (raw.equals("true") || raw.equals("false")) {
-            return Boolean.parseBoolean(raw);
-        }
-        throw invalid(key, raw, "true or false");
-    }
-
-    private static Set<String> parsePolicy(String raw) {
-        Set<String> out = new LinkedHashSet<>();
-        for (String part : raw.split(",")) {
-            String p = part.trim().toLowerCase(Locale.ROOT);
-            if (!p.equals("delete") && !p.equals("compact")) {
-                throw invalid(CLEANUP_POLICY, raw, "delete, compact or compact,delete");
-            }
-            out.add(p);
-        }
-        return out;
-    }
-
-    private static IllegalArgumentException invalid(String key, String raw, String expected) {
-        return new IllegalArgumentException("invalid value for " + key + ": '" + raw + "' (expected " + expected + ")");
     }
 
     /** The effective value of every topic config, as strings (for DescribeConfigs). */

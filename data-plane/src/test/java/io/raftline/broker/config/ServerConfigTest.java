@@ -3,6 +3,8 @@ package io.raftline.broker.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.raftline.common.config.ConfigException;
+import io.raftline.common.config.HostPort;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

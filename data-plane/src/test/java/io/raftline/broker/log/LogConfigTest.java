@@ -7,6 +7,8 @@ import io.raftline.record.CompressionType;
 import io.raftline.record.TimestampType;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** Broker defaults, topic overrides and validation of every value. */
 class LogConfigTest {
@@ -48,25 +50,54 @@ class LogConfigTest {
         assertThat(c.with(Map.of("retention.ms", "-1")).retentionMs()).isEqualTo(-1);
     }
 
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "retention.ms|soon|invalid value 'soon' for config key 'retention.ms': expected a long integer",
+        "retention.ms|-2|invalid value '-2' for config key 'retention.ms': must be at least -1",
+        "cleanup.policy|archive|invalid value 'archive' for config key 'cleanup.policy': 'archive' is not one of delete, compact",
+        "compression.type|brotli|invalid value 'brotli' for config key 'compression.type': must be one of producer, "
+            + "uncompressed, gzip, snappy, lz4, zstd",
+        "unclean.leader.election.enable|yes|invalid value 'yes' for config key 'unclean.leader.election.enable': "
+            + "expected true or false",
+        "segment.bytes|99999999999|invalid value '99999999999' for config key 'segment.bytes': expected an integer",
+        "message.timestamp.type|WallTime|invalid value 'WallTime' for config key 'message.timestamp.type': must be one "
+            + "of CreateTime, LogAppendTime",
+        "min.cleanable.dirty.ratio|2|invalid value '2' for config key 'min.cleanable.dirty.ratio': must be between 0.0 "
+            + "and 1.0",
+        "retention.hours|1|unknown topic config 'retention.hours'",
+    })
+    void badValuesAndUnknownNamesAreRefusedWithTheKeyNamed(String key, String value, String message) {
+        assertThatThrownBy(() -> LogConfig.fromProperties(Map.of(), Map.of(key, value)))
+            .isInstanceOf(IllegalArgumentException.class).hasMessage(message);
+    }
+
     @Test
-    void badValuesAndUnknownNamesAreRefusedWithTheKeyNamed() {
-        assertThatThrownBy(() -> LogConfig.fromProperties(Map.of(), Map.of("retention.ms", "soon")))
-            .isInstanceOf(IllegalArgumentException.class).hasMessageStartingWith("invalid value for retention.ms: ");
-        assertThatThrownBy(() -> LogConfig.fromProperties(Map.of(), Map.of("retention.ms", "-2")))
-            .hasMessageStartingWith("invalid value for retention.ms");
-        assertThatThrownBy(() -> LogConfig.fromProperties(Map.of(), Map.of("cleanup.policy", "archive")))
-            .hasMessageStartingWith("invalid value for cleanup.policy");
-        assertThatThrownBy(() -> LogConfig.fromProperties(Map.of(), Map.of("compression.type", "brotli")))
-            .hasMessageStartingWith("invalid value for compression.type");
-        assertThatThrownBy(() -> LogConfig.fromProperties(Map.of(), Map.of("unclean.leader.election.enable", "yes")))
-            .hasMessageStartingWith("invalid value for unclean.leader.election.enable");
-        assertThatThrownBy(() -> LogConfig.fromProperties(Map.of(), Map.of("segment.bytes", "99999999999")))
-            .hasMessageStartingWith("invalid value for segment.bytes");
-        assertThatThrownBy(() -> LogConfig.fromProperties(Map.of(), Map.of("retention.hours", "1")))
-            .hasMessageStartingWith("unknown topic config: retention.hours");
+    void badBrokerDefaultsAreRefusedToo() {
         assertThatThrownBy(() -> LogConfig.fromProperties(Map.of("log.retention.ms", "x"), Map.of()))
-            .hasMessageStartingWith("invalid value for retention.ms");
+            .hasMessage("invalid value 'x' for config key 'retention.ms': expected a long integer");
         assertThatThrownBy(() -> LogConfig.fromProperties(Map.of("log.retention.hours", "x"), Map.of()))
-            .hasMessageStartingWith("invalid value for log.retention.hours");
+            .hasMessage("invalid value 'x' for config key 'log.retention.hours': expected a whole number");
+    }
+
+    @Test
+    void theControllerAndTheBrokerAcceptTheSameValues() {
+        // every topic config, a good and a bad value: what the controller's check accepts, a broker's log takes
+        Map<String, String[]> samples = new java.util.LinkedHashMap<>();
+        samples.put("retention.ms", new String[] {"-1", "-5"});
+        samples.put("segment.bytes", new String[] {"14", "13"});
+        samples.put("segment.index.bytes", new String[] {"64", "63"});
+        samples.put("compression.type", new String[] {"uncompressed", "none"});
+        samples.put("cleanup.policy", new String[] {"compact,delete", "compact,"});
+        samples.put("flush.messages", new String[] {"1", "0"});
+        samples.put("min.insync.replicas", new String[] {"2", "0"});
+        for (Map.Entry<String, String[]> e : samples.entrySet()) {
+            String good = e.getValue()[0];
+            String bad = e.getValue()[1];
+            assertThat(io.raftline.common.config.TopicConfig.problem(e.getKey(), good)).as(e.getKey()).isEmpty();
+            assertThat(LogConfig.fromProperties(Map.of(), Map.of(e.getKey(), good)).values()).containsEntry(e.getKey(), good);
+            assertThat(io.raftline.common.config.TopicConfig.problem(e.getKey(), bad)).as(e.getKey() + "=" + bad).isPresent();
+            assertThatThrownBy(() -> LogConfig.fromProperties(Map.of(), Map.of(e.getKey(), bad)))
+                .as(e.getKey() + "=" + bad).isInstanceOf(IllegalArgumentException.class);
+        }
     }
 }

@@ -1,6 +1,7 @@
 package io.raftline.metadata.controller;
 
 import io.raftline.common.Uuid;
+import io.raftline.common.config.TopicConfig;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.metadata.image.TopicImage;
 import io.raftline.protocol.Error;
@@ -94,9 +95,9 @@ final class TopicControl {
                 return Errors.of(ErrorCode.INVALID_REPLICATION_FACTOR, "offsets.topic.replication.factor " + rf
                     + " is larger than the " + placer.usableBrokers() + " available brokers");
             }
-            configs.put(TopicConfigs.CLEANUP_POLICY, "compact");
-            configs.put(TopicConfigs.COMPRESSION_TYPE, "producer");
-            configs.put(TopicConfigs.SEGMENT_BYTES, "104857600");
+            configs.put(TopicConfig.CLEANUP_POLICY, "compact");
+            configs.put(TopicConfig.COMPRESSION_TYPE, "producer");
+            configs.put(TopicConfig.SEGMENT_BYTES, "104857600");
             assignment = placer.place(config.offsetsTopicNumPartitions(), rf);
         } else if (topic.getAssignmentsCount() > 0) {
             if (topic.getNumPartitions() != -1 || topic.getReplicationFactor() != -1) {
@@ -250,7 +251,7 @@ final class TopicControl {
             if (!TopicConfigs.isKnown(op.getName())) {
                 return "unknown topic config '" + op.getName() + "'";
             }
-            if (t.internal() && op.getName().equals(TopicConfigs.CLEANUP_POLICY)) {
+            if (t.internal() && op.getName().equals(TopicConfig.CLEANUP_POLICY)) {
                 return "the cleanup.policy of internal topic '" + t.name() + "' cannot change";
             }
             return value == null ? null : TopicConfigs.validate(op.getName(), value).orElse(null);

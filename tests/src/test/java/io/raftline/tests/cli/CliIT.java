@@ -151,6 +151,62 @@ class CliIT {
         assertThat(consumed.out().indexOf("alpha")).isLessThan(consumed.out().indexOf("gamma"));
     }
 
+    /** A client file written for kafka-clients: keys for other tools and plugins, Kafka's serializer classes. */
+    private static final String KAFKA_CLIENT_FILE = String.join("\n",
+        "security.protocol=PLAINTEXT",
+        "schema.registry.url=http://registry.example:8081",
+        "basic.auth.credentials.source=USER_INFO",
+        "key.serializer=org.apache.kafka.common.serialization.StringSerializer",
+        "value.serializer=org.apache.kafka.common.serialization.StringSerializer",
+        "key.deserializer=org.apache.kafka.common.serialization.StringDeserializer",
+        "value.deserializer=org.apache.kafka.common.serialization.StringDeserializer",
+        "acks=all",
+        "linger.ms=1",
+        "auto.offset.reset=earliest",
+        "request.timeout.ms=20000",
+        "") + "\n";
+
+    @Test
+    void aKafkaClientPropertiesFileWorksWithEveryKindOfCommand() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("kafka-client", ".properties");
+        java.nio.file.Files.writeString(file, KAFKA_CLIENT_FILE);
+        String cfg = file.toString();
+        List<String[]> commands = List.of(
+            new String[] {"topics", "create", "--topic", "kafka-file", "--partitions", "1", "--replication-factor", "3"},
+            new String[] {"topics", "list"},
+            new String[] {"topics", "describe", "--topic", "kafka-file"},
+            new String[] {"configs", "describe", "--entity-type", "topic", "--entity-name", "kafka-file"},
+            new String[] {"brokers", "list"},
+            new String[] {"quorum", "status"},
+            new String[] {"groups", "list"},
+            new String[] {"perf", "produce", "--topic", "kafka-file", "--num-records", "50", "--record-size", "10",
+                "--throughput", "-1"});
+        for (String[] command : commands) {
+            List<String> args = new ArrayList<>(List.of(command));
+            args.add("--command-config");
+            args.add(cfg);
+            Cli.Result r = cli.run(args.toArray(new String[0]));
+            assertThat(r.exitCode()).as(String.join(" ", command) + ": " + r).isZero();
+        }
+        Cli.Result produced = cli.runWithInput("from-a-kafka-file\n", "produce", "--topic", "kafka-file",
+            "--command-config", cfg);
+        assertThat(produced.exitCode()).as(produced.toString()).isZero();
+        Cli.Result consumed = cli.run("consume", "--topic", "kafka-file", "--from-beginning", "--max-messages", "51",
+            "--timeout-ms", "20000", "--command-config", cfg);
+        assertThat(consumed.exitCode()).as(consumed.toString()).isZero();
+        assertThat(consumed.outLines()).hasSize(51).contains("from-a-kafka-file");
+    }
+
+    @Test
+    void aKnownKeyWithABadValueInTheFileIsOneErrorLine() throws Exception {
+        java.nio.file.Path file = java.nio.file.Files.createTempFile("bad-client", ".properties");
+        java.nio.file.Files.writeString(file, KAFKA_CLIENT_FILE + "request.timeout.ms=soon\n");
+        Cli.Result r = cli.run("topics", "list", "--command-config", file.toString());
+        assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
+        assertThat(r.err()).as(r.toString())
+            .isEqualTo("error: invalid value 'soon' for config key 'request.timeout.ms': expected an integer\n");
+    }
+
     @Test
     void quorumStatusAndBrokers() throws Exception {
         JsonNode quorum = json(cli.run("quorum", "status", "--output", "json"));

@@ -240,6 +240,16 @@ class CliParityIT {
         assertThat(committed("g-ro")).containsEntry("ro2-0", 3L);
         assertThat(committed("g-ro-2")).containsEntry("ro2-0", 1L);
 
+        // a client file written for kafka-clients: its deserializer classes do not reach the command's own consumer
+        Path kafkaFile = tmp.resolve("kafka-client.properties");
+        Files.writeString(kafkaFile, "security.protocol=PLAINTEXT\nschema.registry.url=http://registry.example:8081\n"
+            + "key.deserializer=org.apache.kafka.common.serialization.StringDeserializer\n"
+            + "value.deserializer=org.apache.kafka.common.serialization.StringDeserializer\n", StandardCharsets.UTF_8);
+        Cli.Result withFile = cli.run("groups", "reset-offsets", "--group", "g-ro", "--topic", "ro", "--to-latest", "--dry-run",
+            "--export", "--command-config", kafkaFile.toString());
+        ok(withFile);
+        assertThat(withFile.out()).isEqualTo("ro,0,10\nro,1,10\n");
+
         // refused values (exit 1) and command lines that do not parse (exit 2)
         assertOneErrorLine(cli.run("groups", "reset-offsets", "--group", "g-ro", "--topic", "nowhere", "--to-earliest",
             "--dry-run"), "nowhere");

@@ -51,9 +51,7 @@ public final class PerfConsume implements Callable<Integer> {
         if (messages < 1) {
             throw new CliException("--messages must be at least 1");
         }
-        Properties props = options.clientProperties();
-        props.remove("default.api.timeout.ms");
-        props.setProperty("client.id", "raftline-perf-consumer");
+        Properties props = options.consumerProperties("raftline-perf-consumer");
         props.setProperty("auto.offset.reset", "earliest");
         props.setProperty("enable.auto.commit", "false");
         if (group != null) {

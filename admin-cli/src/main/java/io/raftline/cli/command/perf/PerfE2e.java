@@ -54,16 +54,12 @@ public final class PerfE2e implements Callable<Integer> {
         if (recordSize < 1) {
             throw new CliException("--record-size must be at least 1");
         }
-        Properties producerProps = options.clientProperties();
-        producerProps.remove("default.api.timeout.ms");
+        Properties producerProps = options.producerProperties("raftline-perf-e2e-producer");
         producerProps.setProperty("acks", "all");
         producerProps.setProperty("linger.ms", "0");
-        producerProps.setProperty("client.id", "raftline-perf-e2e-producer");
-        Properties consumerProps = options.clientProperties();
-        consumerProps.remove("default.api.timeout.ms");
+        Properties consumerProps = options.consumerProperties("raftline-perf-e2e-consumer");
         consumerProps.setProperty("fetch.max.wait.ms", "500");
         consumerProps.setProperty("enable.auto.commit", "false");
-        consumerProps.setProperty("client.id", "raftline-perf-e2e-consumer");
         byte[] payload = new byte[recordSize];
         SplittableRandom random = new SplittableRandom(7);
         for (int i = 0; i < payload.length; i++) {

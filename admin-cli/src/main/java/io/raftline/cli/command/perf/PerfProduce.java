@@ -57,9 +57,7 @@ public final class PerfProduce implements Callable<Integer> {
         if (recordSize < 1) {
             throw new CliException("--record-size must be at least 1");
         }
-        Properties props = options.clientProperties();
-        props.remove("default.api.timeout.ms");
-        props.setProperty("client.id", "raftline-perf-producer");
+        Properties props = options.producerProperties("raftline-perf-producer");
         if (acks != null) {
             props.setProperty("acks", acks);
         }

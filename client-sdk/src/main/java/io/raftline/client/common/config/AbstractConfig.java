@@ -1,29 +1,71 @@
 package io.raftline.client.common.config;
 
 import io.raftline.client.errors.ConfigException;
+import io.raftline.common.config.ConfigDef;
+import io.raftline.common.config.ConfigDef.UnknownKeys;
 import java.lang.reflect.InvocationTargetException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A client's parsed, validated configuration: built once at construction from the user's map, immutable after.
  * Subclasses hold the {@link ConfigDef} of one client kind and any cross-key checks.
+ *
+ * <p>As in kafka-clients, a key this client kind does not define is not an error: a properties file shared with
+ * other tools holds keys for them (a schema registry's URL, a serializer's own settings). Such keys are logged once,
+ * at construction, and stay in {@link #originals()}, which the client hands to its serializers, interceptors,
+ * partitioner and assignors through their {@code configure(Map)}. A defined key with a bad value fails with one
+ * {@link ConfigException} naming the key.
  */
 public abstract class AbstractConfig {
 
+    private static final Logger LOG = LoggerFactory.getLogger(AbstractConfig.class);
+
     private final Map<String, Object> originals;
     private final Map<String, Object> values;
+    private final Set<String> unused;
 
     /** Parses {@code props} against {@code def}; fails with a {@link ConfigException} naming the key. */
     protected AbstractConfig(ConfigDef def, Map<?, ?> props) {
         Map<String, Object> copy = new LinkedHashMap<>();
         props.forEach((k, v) -> copy.put(String.valueOf(k), v));
         this.originals = Collections.unmodifiableMap(copy);
-        this.values = Collections.unmodifiableMap(def.parse(props));
+        ConfigDef.Parsed parsed = translated(() -> def.parse(props, UnknownKeys.KEEP));
+        this.values = parsed.values();
+        this.unused = parsed.unknown();
+        if (!unused.isEmpty()) {
+            LOG.warn("{} are not {} config keys: unused by the client itself, passed on to its serializers, "
+                + "interceptors, partitioner and assignors", unused, kind());
+        }
+    }
+
+    /** Runs a step of the shared config mechanism, raising its errors as the SDK's {@link ConfigException}. */
+    private static <T> T translated(Supplier<T> step) {
+        try {
+            return step.get();
+        } catch (io.raftline.common.config.ConfigException e) {
+            throw new ConfigException(e.getMessage());
+        }
+    }
+
+    /** "producer", "consumer", "admin client": the kind named in log lines. */
+    private String kind() {
+        String name = getClass().getSimpleName();
+        return name.endsWith("Config") ? name.substring(0, name.length() - "Config".length()).toLowerCase(Locale.ROOT) : name;
+    }
+
+    /** The keys given that this client kind does not define (logged once at construction, kept in the originals). */
+    public Set<String> unused() {
+        return unused;
     }
 
     /** Turns {@link Properties} into a map. */
@@ -50,7 +92,7 @@ public abstract class AbstractConfig {
     /** The parsed value of {@code key}. */
     public Object get(String key) {
         if (!values.containsKey(key)) {
-            throw new ConfigException("Unknown configuration '" + key + "'");
+            throw new ConfigException("unknown config key '" + key + "'");
         }
         return values.get(key);
     }
@@ -109,7 +151,7 @@ public abstract class AbstractConfig {
     public <T> List<T> getConfiguredInstances(String key, Class<T> type) {
         List<T> out = new ArrayList<>();
         for (Object o : (List<?>) get(key)) {
-            Class<?> c = o instanceof Class<?> k ? k : (Class<?>) ConfigDef.parseType(key, o, ConfigDef.Type.CLASS);
+            Class<?> c = o instanceof Class<?> k ? k : (Class<?>) translated(() -> ConfigDef.parseValue(key, o, ConfigDef.Type.CLASS));
             out.add(newInstance(key, c, type));
         }
         return out;

@@ -1,7 +1,6 @@
 package io.raftline.client.common.config;
 
-import io.raftline.client.errors.ConfigException;
-import java.util.List;
+import io.raftline.common.config.ConfigDef;
 
 /** Keys shared by the producer, consumer and admin client, with Kafka's names and defaults. */
 public final class CommonClientConfigs {
@@ -31,7 +30,8 @@ public final class CommonClientConfigs {
     /** Adds the keys every client has. */
     public static ConfigDef withCommon(ConfigDef def) {
         return def
-            .define(BOOTSTRAP_SERVERS_CONFIG, ConfigDef.Type.LIST, ConfigDef.NO_DEFAULT, bootstrapValidator(),
+            .defineRequired(BOOTSTRAP_SERVERS_CONFIG, ConfigDef.Type.LIST,
+                ConfigDef.all(ConfigDef.nonEmptyList(), ConfigDef.eachHostPort()), "",
                 "Comma-separated host:port pairs of brokers to learn the cluster from")
             .define(CLIENT_ID_CONFIG, ConfigDef.Type.STRING, "", "A name for this client in logs and metrics")
             .define(REQUEST_TIMEOUT_MS_CONFIG, ConfigDef.Type.INT, 30_000, ConfigDef.atLeast(0),
@@ -42,27 +42,5 @@ public final class CommonClientConfigs {
                 "Refresh metadata at least this often")
             .define(RECONNECT_BACKOFF_MS_CONFIG, ConfigDef.Type.LONG, 50L, ConfigDef.atLeast(0),
                 "The first backoff before reconnecting to a broker");
-    }
-
-    /** Each entry must look like {@code host:port} with a port in 1..65535. */
-    static ConfigDef.Validator bootstrapValidator() {
-        return (name, value) -> {
-            ConfigDef.nonEmptyList().ensureValid(name, value);
-            for (Object o : (List<?>) value) {
-                String s = o.toString();
-                int colon = s.lastIndexOf(':');
-                if (colon <= 0 || colon == s.length() - 1) {
-                    throw new ConfigException(name, value, "'" + s + "' is not host:port");
-                }
-                try {
-                    int port = Integer.parseInt(s.substring(colon + 1));
-                    if (port < 1 || port > 65535) {
-                        throw new ConfigException(name, value, "port of '" + s + "' is out of range");
-                    }
-                } catch (NumberFormatException e) {
-                    throw new ConfigException(name, value, "'" + s + "' has no numeric port");
-                }
-            }
-        };
     }
 }

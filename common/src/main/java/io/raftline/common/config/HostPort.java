@@ -1,4 +1,4 @@
-package io.raftline.broker.config;
+package io.raftline.common.config;
 
 import java.net.InetSocketAddress;
 
