@@ -5,6 +5,7 @@ import io.raftline.cli.command.ConfigsCommand;
 import io.raftline.cli.command.GroupsCommand;
 import io.raftline.cli.command.ConsumeCommand;
 import io.raftline.cli.command.LeaderElectionCommand;
+import io.raftline.cli.command.LogDirsCommand;
 import io.raftline.cli.command.ProduceCommand;
 import io.raftline.cli.command.QuorumCommand;
 import io.raftline.cli.command.ReassignCommand;
@@ -38,6 +39,7 @@ import picocli.CommandLine.Command;
         ReassignCommand.class,
         ConfigsCommand.class,
         GroupsCommand.class,
+        LogDirsCommand.class,
         ProduceCommand.class,
         ConsumeCommand.class,
         PerfCommand.class,

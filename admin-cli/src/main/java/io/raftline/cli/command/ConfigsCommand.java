@@ -98,7 +98,7 @@ public final class ConfigsCommand {
 
     @Command(name = "alter", mixinStandardHelpOptions = true, description = "Sets or removes configs of a topic.",
         footer = {"", "Example:", "  raftline configs alter --entity-type topic --entity-name orders "
-            + "--add-config retention.ms=3600000,cleanup.policy=compact --delete-config segment.bytes"})
+            + "--add-config retention.ms=3600000,cleanup.policy=[compact,delete] --delete-config segment.bytes"})
     static final class Alter implements Callable<Integer> {
         @Mixin
         ClientOptions options;
@@ -106,13 +106,22 @@ public final class ConfigsCommand {
         Entity entity;
         @CommandLine.Spec
         CommandLine.Model.CommandSpec spec;
-        @Option(names = "--add-config", split = ",", paramLabel = "K=V[,K=V...]")
-        Map<String, String> add = new LinkedHashMap<>();
+        @Option(names = "--add-config", paramLabel = "K=V[,K=V...]",
+            description = "Configs to set; a value that is a list goes in brackets, as in Kafka: cleanup.policy=[compact,delete].")
+        List<String> addConfigs = new ArrayList<>();
         @Option(names = "--delete-config", split = ",", paramLabel = "K[,K...]")
         List<String> delete = new ArrayList<>();
 
         @Override
         public Integer call() {
+            Map<String, String> add = new LinkedHashMap<>();
+            for (String text : addConfigs) {
+                try {
+                    ConfigAssignments.parse(text).forEach(add::put);
+                } catch (IllegalArgumentException e) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+                }
+            }
             if (add.isEmpty() && delete.isEmpty()) {
                 throw new CliException("nothing to alter: give --add-config or --delete-config");
             }

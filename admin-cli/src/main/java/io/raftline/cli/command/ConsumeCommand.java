@@ -2,6 +2,8 @@ package io.raftline.cli.command;
 
 import io.raftline.cli.CliException;
 import io.raftline.cli.ClientOptions;
+import io.raftline.cli.console.Encoding;
+import io.raftline.cli.console.RecordFormatter;
 import io.raftline.client.common.PartitionInfo;
 import io.raftline.client.common.TopicPartition;
 import io.raftline.client.common.serialization.ByteArrayDeserializer;
@@ -11,7 +13,6 @@ import io.raftline.client.consumer.OffsetAndMetadata;
 import io.raftline.client.consumer.RaftlineConsumer;
 import io.raftline.client.errors.WakeupException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -27,14 +28,17 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
- * {@code raftline consume}: the console consumer. Prints one record per line (the fields asked for, tab-separated,
- * in the order partition, offset, key, value); stops after --max-messages, after --timeout-ms without a record, or
- * on SIGINT/SIGTERM, then says how many it printed. With --group it commits what it printed before exiting.
+ * {@code raftline consume}: the console consumer. Prints one record per line ({@link RecordFormatter}: the fields asked
+ * for, tab-separated, in the order timestamp, partition, offset, headers, key, value; or one JSON object); stops
+ * after --max-messages, after --timeout-ms without a record, or on SIGINT/SIGTERM, then says how many it printed.
+ * With --group it commits what it printed before exiting.
  */
 @Command(name = "consume", mixinStandardHelpOptions = true, description = "Prints records of a topic, one per line.",
     footer = {"", "Examples:", "  raftline consume --topic orders --from-beginning --max-messages 10",
         "  raftline consume --topic orders --group billing --print-key --print-offset",
-        "  raftline consume --topic orders --partition 2 --offset 100 --timeout-ms 5000"})
+        "  raftline consume --topic orders --partition 2 --offset 100 --timeout-ms 5000",
+        "  raftline consume --topic orders --from-beginning --property print.timestamp=true --property print.headers=true",
+        "  raftline consume --topic orders --from-beginning --formatter json --value-format base64"})
 public final class ConsumeCommand implements Callable<Integer> {
 
     @Mixin
@@ -61,11 +65,28 @@ public final class ConsumeCommand implements Callable<Integer> {
     boolean printOffset;
     @Option(names = "--print-partition")
     boolean printPartition;
+    @Option(names = "--property", paramLabel = "K=V",
+        description = "What to print, as kafka-console-consumer: print.timestamp, print.partition, print.offset, "
+            + "print.headers, print.key, print.value (true|false), key.separator (a tab), headers.separator, null.literal "
+            + "(repeatable).")
+    Map<String, String> properties = new LinkedHashMap<>();
+    @Option(names = "--formatter", paramLabel = "default|json", defaultValue = "default",
+        description = "json: one object per record (topic, partition, offset, timestamp, timestampType, key, value, "
+            + "headers). Default: ${DEFAULT-VALUE}.")
+    String formatter;
+    @Option(names = "--value-format", paramLabel = "utf8|base64|hex", defaultValue = "utf8",
+        description = "How keys, values and header values print. Default: ${DEFAULT-VALUE}.")
+    Encoding valueFormat;
     @Option(names = "--consumer-property", paramLabel = "K=V", description = "A consumer config (repeatable).")
     Map<String, String> consumerProps = new LinkedHashMap<>();
 
     @Override
     public Integer call() throws InterruptedException {
+        if (options.json()) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "consume cannot print --output json: it prints "
+                + "records as they come; use --formatter json for one JSON object per record");
+        }
+        RecordFormatter format = formatter();
         if (group != null && partition != null) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--partition cannot be used with --group");
         }
@@ -98,7 +119,6 @@ public final class ConsumeCommand implements Callable<Integer> {
         try {
             subscribeOrAssign(consumer);
             long lastRecordNs = System.nanoTime();
-            StringBuilder line = new StringBuilder();
             outer:
             while (maxMessages == null || printed < maxMessages) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
@@ -110,18 +130,7 @@ public final class ConsumeCommand implements Callable<Integer> {
                 }
                 lastRecordNs = System.nanoTime();
                 for (ConsumerRecord<byte[], byte[]> r : records) {
-                    line.setLength(0);
-                    if (printPartition) {
-                        line.append(r.partition()).append('\t');
-                    }
-                    if (printOffset) {
-                        line.append(r.offset()).append('\t');
-                    }
-                    if (printKey) {
-                        line.append(text(r.key())).append('\t');
-                    }
-                    line.append(text(r.value()));
-                    out.println(line);
+                    out.println(format.format(r));
                     next.put(new TopicPartition(r.topic(), r.partition()), r.offset() + 1);
                     printed++;
                     if (maxMessages != null && printed >= maxMessages) {
@@ -192,7 +201,26 @@ public final class ConsumeCommand implements Callable<Integer> {
         }
     }
 
-    private static String text(byte[] bytes) {
-        return bytes == null ? "null" : new String(bytes, StandardCharsets.UTF_8);
+    /** The formatter of --formatter, --value-format and --property, with the --print-* flags as the shorthands they are. */
+    private RecordFormatter formatter() {
+        if (!formatter.equals("default") && !formatter.equals("json")) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--formatter must be default or json, got '"
+                + formatter + "'");
+        }
+        Map<String, String> props = new LinkedHashMap<>(properties);
+        if (printPartition) {
+            props.put("print.partition", "true");
+        }
+        if (printOffset) {
+            props.put("print.offset", "true");
+        }
+        if (printKey) {
+            props.put("print.key", "true");
+        }
+        try {
+            return RecordFormatter.fromProperties(formatter.equals("json"), valueFormat, props);
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+        }
     }
 }

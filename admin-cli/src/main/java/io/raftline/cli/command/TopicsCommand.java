@@ -8,6 +8,7 @@ import io.raftline.cli.output.Json;
 import io.raftline.cli.output.Table;
 import io.raftline.client.admin.Admin;
 import io.raftline.client.admin.AlterConfigOp;
+import io.raftline.client.admin.BrokerDescription;
 import io.raftline.client.admin.ConfigEntry;
 import io.raftline.client.admin.ConfigResource;
 import io.raftline.client.admin.ListTopicsOptions;
@@ -19,6 +20,8 @@ import io.raftline.client.admin.TopicListing;
 import io.raftline.client.admin.TopicPartitionInfo;
 import io.raftline.client.common.Node;
 import io.raftline.client.common.TopicPartition;
+import io.raftline.client.errors.TopicExistsException;
+import io.raftline.client.errors.UnknownTopicOrPartitionException;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,8 +54,9 @@ public final class TopicsCommand {
 
     @Command(name = "create", mixinStandardHelpOptions = true,
         description = "Creates a topic; returns once it is in the committed metadata.",
-        footer = {"", "Example:", "  raftline topics create --topic orders --partitions 6 --replication-factor 3 "
-            + "--config retention.ms=86400000"})
+        footer = {"", "Examples:", "  raftline topics create --topic orders --partitions 6 --replication-factor 3 "
+            + "--config retention.ms=86400000",
+            "  raftline topics create --topic orders --replica-assignment 1:2:3,2:3:1 --if-not-exists"})
     static final class Create implements Callable<Integer> {
         @Mixin
         ClientOptions options;
@@ -65,11 +69,30 @@ public final class TopicsCommand {
         @Option(names = "--replication-factor", paramLabel = "R",
             description = "Default: the broker's default.replication.factor.")
         Short replicationFactor;
+        @Option(names = "--replica-assignment", paramLabel = "B:B[,B:B...]",
+            description = "Each partition's replicas, preferred leader first: partitions separated by commas, broker ids "
+                + "by colons; the partition count is the number of groups (not with --partitions or --replication-factor).")
+        String replicaAssignment;
+        @Option(names = "--if-not-exists", description = "When the topic exists already, change nothing and exit 0.")
+        boolean ifNotExists;
         @Option(names = "--config", paramLabel = "K=V", description = "A topic config override (repeatable).")
         Map<String, String> configs = new LinkedHashMap<>();
 
         @Override
         public Integer call() {
+            List<List<Integer>> assignment = null;
+            if (replicaAssignment != null) {
+                if (partitions != null || replicationFactor != null) {
+                    throw new CommandLine.ParameterException(spec.commandLine(),
+                        "--replica-assignment sets the partitions and replicas; it cannot be used with --partitions or "
+                            + "--replication-factor");
+                }
+                try {
+                    assignment = ReplicaAssignment.parse(replicaAssignment);
+                } catch (IllegalArgumentException e) {
+                    throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
+                }
+            }
             // -1 means "the broker's default" on the wire, so a negative count must be refused here, not passed on
             if (partitions != null && partitions < 1) {
                 throw new CliException("--partitions must be at least 1, got " + partitions);
@@ -78,19 +101,42 @@ public final class TopicsCommand {
                 throw new CliException("--replication-factor must be at least 1, got " + replicationFactor);
             }
             try (Admin admin = options.admin()) {
-                NewTopic newTopic = new NewTopic(topic, Optional.ofNullable(partitions), Optional.ofNullable(replicationFactor))
-                    .configs(configs);
-                Futures.get(admin.createTopics(List.of(newTopic)).all());
+                NewTopic newTopic;
+                if (assignment != null) {
+                    Set<Integer> brokers = Futures.get(admin.describeBrokers()).stream().map(BrokerDescription::id)
+                        .collect(Collectors.toSet());
+                    Optional<String> refused = ReplicaAssignment.check(assignment, brokers);
+                    if (refused.isPresent()) {
+                        throw new CliException(refused.get());
+                    }
+                    newTopic = new NewTopic(topic, ReplicaAssignment.byPartition(assignment));
+                } else {
+                    newTopic = new NewTopic(topic, Optional.ofNullable(partitions), Optional.ofNullable(replicationFactor));
+                }
+                newTopic.configs(configs);
+                boolean created = true;
+                try {
+                    Futures.get(admin.createTopics(List.of(newTopic)).all());
+                } catch (CliException e) {
+                    if (!ifNotExists || !(e.getCause() instanceof TopicExistsException)) {
+                        throw e;
+                    }
+                    created = false;
+                }
                 TopicDescription d = Futures.get(admin.describeTopics(List.of(topic)).allTopicNames()).get(topic);
                 int rf = d.partitions().isEmpty() ? 0 : d.partitions().get(0).replicas().size();
                 PrintWriter out = spec.commandLine().getOut();
                 if (options.json()) {
                     ObjectNode doc = Json.object().put("ok", true).put("topic", topic).put("topicId", d.topicId())
-                        .put("partitions", d.partitions().size()).put("replicationFactor", rf);
+                        .put("partitions", d.partitions().size()).put("replicationFactor", rf).put("created", created);
                     Json.print(out, doc);
-                } else {
+                } else if (created) {
                     out.println("Created topic " + topic + " with " + d.partitions().size() + " partition(s), replication factor "
                         + rf + ".");
+                    out.flush();
+                } else {
+                    out.println("Topic " + topic + " already exists (" + d.partitions().size()
+                        + " partition(s), replication factor " + rf + "); nothing changed.");
                     out.flush();
                 }
             }
@@ -306,7 +352,8 @@ public final class TopicsCommand {
     }
 
     @Command(name = "delete", mixinStandardHelpOptions = true, description = "Deletes a topic and its data on every broker.",
-        footer = {"", "Example:", "  raftline topics delete --topic orders"})
+        footer = {"", "Examples:", "  raftline topics delete --topic orders",
+            "  raftline topics delete --topic orders --if-exists"})
     static final class Delete implements Callable<Integer> {
         @Mixin
         ClientOptions options;
@@ -314,17 +361,25 @@ public final class TopicsCommand {
         CommandLine.Model.CommandSpec spec;
         @Option(names = "--topic", required = true, paramLabel = "T")
         String topic;
+        @Option(names = "--if-exists", description = "When the topic does not exist, change nothing and exit 0.")
+        boolean ifExists;
 
         @Override
         public Integer call() {
+            boolean deleted = true;
             try (Admin admin = options.admin()) {
                 Futures.get(admin.deleteTopics(List.of(topic)).all());
+            } catch (CliException e) {
+                if (!ifExists || !(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+                    throw e;
+                }
+                deleted = false;
             }
             PrintWriter out = spec.commandLine().getOut();
             if (options.json()) {
-                Json.print(out, Json.object().put("ok", true).put("topic", topic));
+                Json.print(out, Json.object().put("ok", true).put("topic", topic).put("deleted", deleted));
             } else {
-                out.println("Deleted topic " + topic + ".");
+                out.println(deleted ? "Deleted topic " + topic + "." : "Topic " + topic + " does not exist; nothing changed.");
                 out.flush();
             }
             return 0;

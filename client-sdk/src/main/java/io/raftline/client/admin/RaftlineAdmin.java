@@ -61,6 +61,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.Executors;
@@ -259,7 +260,8 @@ final class RaftlineAdmin implements Admin {
             CreatableTopic.Builder ct = CreatableTopic.newBuilder().setName(t.name()).setNumPartitions(t.numPartitions())
                 .setReplicationFactor(t.replicationFactor()).putAllConfigs(t.configs());
             if (t.replicasAssignments() != null) {
-                t.replicasAssignments().forEach((p, replicas) ->
+                // the controller takes the partitions in order, 0..n-1; NewTopic's map has no order of its own
+                new TreeMap<>(t.replicasAssignments()).forEach((p, replicas) ->
                     ct.addAssignments(CreatableTopic.Assignment.newBuilder().setPartition(p).addAllReplicas(replicas)));
             }
             req.addTopics(ct);
@@ -573,7 +575,8 @@ final class RaftlineAdmin implements Admin {
             out.put(id, pool.get(node).<DescribeLogsResponse>unary((s, o) -> s.describeLogs(request, o), perBrokerTimeout.toMillis())
                 .thenApply(r -> r.getReplicasList().stream().filter(x -> x.getError().getCode() == ErrorCode.NONE)
                     .map(x -> new ReplicaLogInfo(id, new TopicPartition(x.getTopic(), x.getPartition()), x.getIsLeader(),
-                        x.getLogStartOffset(), x.getLogEndOffset(), x.getHighWatermark(), x.getSizeBytes())).toList()));
+                        x.getLogStartOffset(), x.getLogEndOffset(), x.getHighWatermark(), x.getSizeBytes(),
+                        x.getLogDir().isEmpty() ? null : x.getLogDir())).toList()));
         }
         return new DescribeLogsResult(out);
     }

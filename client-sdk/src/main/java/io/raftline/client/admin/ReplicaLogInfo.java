@@ -12,7 +12,14 @@ import io.raftline.client.common.TopicPartition;
  * @param logEndOffset   the offset after the last record
  * @param highWatermark  the high watermark as that broker knows it
  * @param sizeBytes      bytes on disk
+ * @param logDir         the broker's log.dirs entry that holds the replica (null when the broker did not say)
  */
 public record ReplicaLogInfo(int brokerId, TopicPartition partition, boolean isLeader, long logStartOffset, long logEndOffset,
-                             long highWatermark, long sizeBytes) {
+                             long highWatermark, long sizeBytes, String logDir) {
+
+    /** A replica whose log dir is not known. */
+    public ReplicaLogInfo(int brokerId, TopicPartition partition, boolean isLeader, long logStartOffset, long logEndOffset,
+                          long highWatermark, long sizeBytes) {
+        this(brokerId, partition, isLeader, logStartOffset, logEndOffset, highWatermark, sizeBytes, null);
+    }
 }

@@ -13,6 +13,7 @@ import io.raftline.client.errors.UnknownTopicOrPartitionException;
 import io.raftline.client.testing.FakeCluster;
 import io.raftline.protocol.ErrorCode;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -96,6 +97,17 @@ class AdminTest {
         assertThat(d3.partitions().get(0).replicas()).hasSize(3);
         assertThatThrownBy(() -> r.topicNameValues().get("missing").get()).satisfies(e -> assertThat(cause(e))
             .isInstanceOf(UnknownTopicOrPartitionException.class));
+    }
+
+    @Test
+    void anExplicitAssignmentGoesOutInPartitionOrder() throws Exception {
+        // NewTopic's map has no order; the controller refuses partitions out of order (the fake does too)
+        Map<Integer, List<Integer>> assignment = new HashMap<>();
+        for (int p = 0; p < 40; p++) {
+            assignment.put(p, List.of(p % 3 + 1));
+        }
+        admin.createTopics(List.of(new NewTopic("placed", assignment))).all().get(10, TimeUnit.SECONDS);
+        assertThat(admin.describeTopics(List.of("placed")).allTopicNames().get().get("placed").partitions()).hasSize(40);
     }
 
     @Test

@@ -265,6 +265,15 @@ final class FakeBrokerService extends BrokerServiceGrpc.BrokerServiceImplBase {
         out.onCompleted();
     }
 
+    private static boolean assignmentsInOrder(CreatableTopic t) {
+        for (int i = 0; i < t.getAssignmentsCount(); i++) {
+            if (t.getAssignments(i).getPartition() != i) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     @Override
     public void createTopics(CreateTopicsRequest request, StreamObserver<CreateTopicsResponse> out) {
         CreateTopicsResponse.Builder b = CreateTopicsResponse.newBuilder();
@@ -283,6 +292,10 @@ final class FakeBrokerService extends BrokerServiceGrpc.BrokerServiceImplBase {
                     r.setError(FakeCluster.error(ErrorCode.INVALID_TOPIC, "Topic name '" + t.getName() + "' is illegal"));
                 } else if (c.topics.containsKey(t.getName())) {
                     r.setError(FakeCluster.error(ErrorCode.TOPIC_ALREADY_EXISTS, "Topic '" + t.getName() + "' already exists."));
+                } else if (!assignmentsInOrder(t)) {
+                    // as the controller: explicit assignments list partitions 0..n-1 in order
+                    r.setError(FakeCluster.error(ErrorCode.INVALID_REPLICA_ASSIGNMENT, "assignments must list partitions 0.."
+                        + (t.getAssignmentsCount() - 1) + " in order"));
                 } else if (partitions <= 0) {
                     r.setError(FakeCluster.error(ErrorCode.INVALID_PARTITIONS, "Number of partitions must be larger than 0."));
                 } else if (rf > c.ports.size()) {

@@ -30,6 +30,7 @@ import io.raftline.protocol.broker.ProduceResponse;
 import io.raftline.protocol.metadata.Endpoint;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -482,6 +483,10 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 Log log = partition.log();
                 r.setLogStartOffset(log.logStartOffset()).setLogEndOffset(log.logEndOffset())
                     .setHighWatermark(partition.highWatermark()).setSizeBytes(log.size()).setIsLeader(partition.isLeader());
+                Path logDir = log.dir().toAbsolutePath().getParent();
+                if (logDir != null) {
+                    r.setLogDir(logDir.toString());
+                }
             }
             out.addReplicas(r);
         }
