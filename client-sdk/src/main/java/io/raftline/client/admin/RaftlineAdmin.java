@@ -16,6 +16,7 @@ import io.raftline.client.internals.metadata.Metadata;
 import io.raftline.client.internals.net.BrokerConnection;
 import io.raftline.client.internals.net.ConnectionPool;
 import io.raftline.client.internals.net.GrpcErrors;
+import io.raftline.client.internals.retry.ExponentialBackoff;
 import io.raftline.common.Time;
 import io.raftline.protocol.Error;
 import io.raftline.protocol.ErrorCode;
@@ -66,6 +67,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -85,7 +87,7 @@ final class RaftlineAdmin implements Admin {
     private final int requestTimeoutMs;
     private final int apiTimeoutMs;
     private final long backoffMs;
-    private final long backoffMaxMs;
+    private final ExponentialBackoff retryBackoff;
     private final int retries;
     private volatile boolean closed;
 
@@ -95,11 +97,12 @@ final class RaftlineAdmin implements Admin {
         this.requestTimeoutMs = config.getInt(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG);
         this.apiTimeoutMs = config.getInt(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG);
         this.backoffMs = config.getLong(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG);
-        this.backoffMaxMs = config.getLong(io.raftline.client.common.config.CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG);
+        this.retryBackoff = ExponentialBackoff.ofClient(backoffMs,
+            config.getLong(io.raftline.client.common.config.CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG));
         this.retries = config.getInt(AdminClientConfig.RETRIES_CONFIG);
         this.pool = new ConnectionPool(config.getString(AdminClientConfig.CLIENT_ID_CONFIG), 64 * 1024 * 1024);
         this.metadata = new Metadata(Metadata.parseBootstrap(config.getList(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG)), pool, time,
-            backoffMs, config.getLong("metadata.max.age.ms"), requestTimeoutMs);
+            retryBackoff, () -> ThreadLocalRandom.current().nextDouble(), config.getLong("metadata.max.age.ms"), requestTimeoutMs);
         String clientId = config.getString(AdminClientConfig.CLIENT_ID_CONFIG);
         this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "raftline-admin" + (clientId.isEmpty() ? "" : "-" + clientId));
@@ -177,7 +180,7 @@ final class RaftlineAdmin implements Admin {
                 return;
             }
             long now = time.hiResMilliseconds();
-            long backoff = Math.min(backoffMaxMs, backoffMs << Math.min(attemptNo, 20));
+            long backoff = retryBackoff.backoffMs(attemptNo + 1, ThreadLocalRandom.current().nextDouble());
             boolean retriable = failure instanceof RetriableException && attemptNo < retries && !closed;
             if (retriable && now + backoff < deadline) {
                 scheduler.schedule(() -> tryOnce(what, deadline, attemptNo + 1, toController, attempt, topLevel, result), backoff,

@@ -6,6 +6,7 @@ import io.raftline.client.internals.metrics.ClientMeters;
 import io.raftline.client.common.Cluster;
 import io.raftline.client.common.PartitionInfo;
 import io.raftline.client.common.TopicPartition;
+import io.raftline.client.common.config.CommonClientConfigs;
 import io.raftline.client.common.serialization.Deserializer;
 import io.raftline.client.errors.ConfigException;
 import io.raftline.client.errors.InterruptException;
@@ -22,6 +23,7 @@ import io.raftline.client.internals.metadata.Metadata;
 import io.raftline.client.internals.net.ConnectionPool;
 import io.raftline.client.internals.net.RequestMetrics;
 import io.raftline.client.internals.net.GrpcErrors;
+import io.raftline.client.internals.retry.ExponentialBackoff;
 import io.raftline.common.SystemTime;
 import io.raftline.common.Time;
 import java.time.Duration;
@@ -35,6 +37,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -138,7 +141,8 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
         long inbound = (long) Math.max(fetchMaxBytes, partitionMaxBytes) + 16L * 1024 * 1024;
         this.pool = new ConnectionPool(clientId, (int) Math.min(Integer.MAX_VALUE, inbound), new RequestMetrics(registry, clientId, time));
         this.metadata = new Metadata(Metadata.parseBootstrap(config.getList(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)), pool, time,
-            backoffMs, config.getLong("metadata.max.age.ms"), requestTimeoutMs);
+            ExponentialBackoff.ofClient(backoffMs, config.getLong(CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG)),
+            () -> ThreadLocalRandom.current().nextDouble(), config.getLong("metadata.max.age.ms"), requestTimeoutMs);
         this.subscriptions = new SubscriptionState(
             OffsetResetStrategy.forConfig(config.getString(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG)));
         this.offsetFetcher = new OffsetFetcher(metadata, pool, time, backoffMs, requestTimeoutMs);

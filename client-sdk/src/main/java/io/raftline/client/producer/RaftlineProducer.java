@@ -25,6 +25,7 @@ import io.raftline.client.internals.producer.IdempotenceState;
 import io.raftline.client.internals.producer.ProducerMetrics;
 import io.raftline.client.internals.producer.RecordAccumulator;
 import io.raftline.client.internals.producer.Sender;
+import io.raftline.client.internals.retry.ExponentialBackoff;
 import io.raftline.common.SystemTime;
 import io.raftline.common.Time;
 import io.raftline.record.CompressionType;
@@ -34,6 +35,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.SplittableRandom;
 import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -130,7 +132,9 @@ public class RaftlineProducer<K, V> implements Producer<K, V> {
         long backoffMs = config.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
         this.pool = new ConnectionPool(clientId, 16 * 1024 * 1024, new RequestMetrics(registry, clientId, time));
         this.metadata = new Metadata(Metadata.parseBootstrap(config.getList(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)), pool, time,
-            backoffMs, config.getLong(ProducerConfig.METADATA_MAX_AGE_MS_CONFIG), requestTimeoutMs);
+            ExponentialBackoff.ofClient(backoffMs, config.getLong(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG)),
+            () -> ThreadLocalRandom.current().nextDouble(), config.getLong(ProducerConfig.METADATA_MAX_AGE_MS_CONFIG),
+            requestTimeoutMs);
         this.accumulator = new RecordAccumulator(config.getInt(ProducerConfig.BATCH_SIZE_CONFIG),
             config.getLong(ProducerConfig.LINGER_MS_CONFIG), backoffMs,
             CompressionType.forName(config.getString(ProducerConfig.COMPRESSION_TYPE_CONFIG)),

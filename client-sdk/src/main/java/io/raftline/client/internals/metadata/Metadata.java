@@ -14,6 +14,7 @@ import io.raftline.client.errors.UnknownTopicOrPartitionException;
 import io.raftline.client.internals.net.BrokerConnection;
 import io.raftline.client.internals.net.ConnectionPool;
 import io.raftline.client.internals.net.GrpcErrors;
+import io.raftline.client.internals.retry.ExponentialBackoff;
 import io.raftline.common.Time;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerInfo;
@@ -33,6 +34,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,7 +54,8 @@ public final class Metadata {
     private final List<Node> bootstrap;
     private final ConnectionPool pool;
     private final Time time;
-    private final long refreshBackoffMs;
+    private final ExponentialBackoff backoff;
+    private final DoubleSupplier random;
     private final long maxAgeMs;
     private final long requestTimeoutMs;
 
@@ -63,16 +66,26 @@ public final class Metadata {
     private boolean updateRequested = true;
     private long lastRefreshMs = Long.MIN_VALUE / 2;
     private long lastAttemptMs = Long.MIN_VALUE / 2;
+    /** Failed refreshes in a row, and the wait they earned (drawn once per failure, so every check agrees). */
+    private int failures;
+    private long currentBackoffMs;
     private long version;
     private int nextNode;
     private CompletableFuture<Cluster> inFlight;
 
-    /** Creates the cache knowing only the bootstrap addresses. */
-    public Metadata(List<Node> bootstrap, ConnectionPool pool, Time time, long refreshBackoffMs, long maxAgeMs, long requestTimeoutMs) {
+    /**
+     * Creates the cache knowing only the bootstrap addresses. A refresh is never retried sooner than
+     * {@code backoff} allows after the failures before it (retry.backoff.ms doubling up to retry.backoff.max.ms, with
+     * jitter drawn from {@code random}), nor more often than retry.backoff.ms after a success.
+     */
+    public Metadata(List<Node> bootstrap, ConnectionPool pool, Time time, ExponentialBackoff backoff, DoubleSupplier random,
+                    long maxAgeMs, long requestTimeoutMs) {
         this.bootstrap = List.copyOf(bootstrap);
         this.pool = pool;
         this.time = time;
-        this.refreshBackoffMs = refreshBackoffMs;
+        this.backoff = backoff;
+        this.random = random;
+        this.currentBackoffMs = backoff.initialMs();
         this.maxAgeMs = maxAgeMs;
         this.requestTimeoutMs = requestTimeoutMs;
         this.cluster = Cluster.bootstrap(bootstrap);
@@ -130,7 +143,7 @@ public final class Metadata {
     /** Whether a refresh is due now: requested or too old, and not within the backoff of the last attempt. */
     public synchronized boolean updateDue(long nowMs) {
         boolean wanted = updateRequested || nowMs - lastRefreshMs >= maxAgeMs;
-        return wanted && inFlight == null && nowMs - lastAttemptMs >= refreshBackoffMs;
+        return wanted && inFlight == null && nowMs - lastAttemptMs >= currentBackoffMs;
     }
 
     /** Starts a refresh if one is due; returns without waiting. */
@@ -172,10 +185,14 @@ public final class Metadata {
         LOG.debug("metadata refresh failed: {}", error.toString());
         inFlight = null;
         nextNode++;
+        failures++;
+        currentBackoffMs = backoff.backoffMs(failures, random.getAsDouble());
     }
 
     private synchronized Cluster apply(MetadataResponse response) {
         inFlight = null;
+        failures = 0;
+        currentBackoffMs = backoff.initialMs();
         Cluster next = toCluster(response, cluster);
         topicErrors.clear();
         for (TopicMetadata t : response.getTopicsList()) {
@@ -302,7 +319,7 @@ public final class Metadata {
     /**
      * What the consumer's {@code listTopics} answers: every topic in the cluster, from a Metadata request of its own
      * (the cache and the topics it follows stay as they are). A broker that is down, restarting or slow fails the
-     * attempt, not the call: the next attempt goes to another broker after {@code retry.backoff.ms}, until
+     * attempt, not the call: the next attempt goes to another broker after the backoff (doubling from {@code retry.backoff.ms}), until
      * {@code deadlineMs} (monotonic clock); each attempt waits at most {@code request.timeout.ms}. A non-retriable
      * failure (the broker broke the contract) fails at once.
      *
@@ -311,6 +328,7 @@ public final class Metadata {
     public Cluster fetchAllTopics(long deadlineMs) {
         MetadataRequest request = MetadataRequest.newBuilder().setAllTopics(true).build();
         RaftlineException last = null;
+        int failed = 0;
         while (true) {
             long startMs = time.hiResMilliseconds();
             long remaining = deadlineMs - startMs;
@@ -337,7 +355,9 @@ public final class Metadata {
             }
             nodeFailed();
             LOG.debug("listing topics failed, retrying with another broker: {}", last.getMessage());
-            long wait = Math.min(refreshBackoffMs - (time.hiResMilliseconds() - startMs), deadlineMs - time.hiResMilliseconds());
+            failed++;
+            long wait = Math.min(backoff.backoffMs(failed, random.getAsDouble()) - (time.hiResMilliseconds() - startMs),
+                deadlineMs - time.hiResMilliseconds());
             if (wait > 0) {
                 try {
                     time.sleep(wait);
@@ -374,7 +394,7 @@ public final class Metadata {
     private void backoffIfRecentlyTried(long deadlineMs) {
         long wait;
         synchronized (this) {
-            wait = Math.min(refreshBackoffMs - (time.hiResMilliseconds() - lastAttemptMs), deadlineMs - time.hiResMilliseconds());
+            wait = Math.min(currentBackoffMs - (time.hiResMilliseconds() - lastAttemptMs), deadlineMs - time.hiResMilliseconds());
         }
         if (wait > 0) {
             try {
