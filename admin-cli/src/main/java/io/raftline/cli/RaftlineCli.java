@@ -128,9 +128,11 @@ public final class RaftlineCli implements Callable<Integer> {
         }
     }
 
-    @Command(name = "storage", description = "Formats a node's dirs (format) or prints a new cluster id (random-uuid).",
+    @Command(name = "storage", description = "Formats a node's dirs (format), prints a new cluster id (random-uuid), "
+        + "or prints and checks segment files (dump-log).",
         footer = {"", "Examples:", "  raftline storage random-uuid",
-            "  raftline storage format --config config/server.properties --cluster-id ID"})
+            "  raftline storage format --config config/server.properties --cluster-id ID",
+            "  raftline storage dump-log --files DIR/orders-0/00000000000000000000.log --print-data-log"})
     static final class StorageDoc implements Callable<Integer> {
         @Override
         public Integer call() {

@@ -1,12 +1,15 @@
 package io.raftline.broker;
 
-import io.raftline.common.config.ConfigException;
 import io.raftline.broker.config.ServerConfig;
+import io.raftline.broker.log.SegmentDump;
 import io.raftline.broker.storage.ClusterIds;
 import io.raftline.broker.storage.StorageException;
 import io.raftline.broker.storage.StorageFormatter;
 import io.raftline.common.Version;
+import io.raftline.common.config.ConfigException;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -76,9 +79,9 @@ public final class ServerMain {
         }
     }
 
-    @Command(name = "storage", description = "Formats a node's directories, or makes a cluster id.",
+    @Command(name = "storage", description = "Formats a node's directories, makes a cluster id, or dumps segment files.",
         mixinStandardHelpOptions = true,
-        subcommands = {Storage.RandomUuid.class, Storage.Format.class})
+        subcommands = {Storage.RandomUuid.class, Storage.Format.class, Storage.DumpLog.class})
     static final class Storage implements Callable<Integer> {
 
         @CommandLine.Spec
@@ -86,7 +89,7 @@ public final class ServerMain {
 
         @Override
         public Integer call() {
-            throw new CommandLine.ParameterException(spec.commandLine(), "missing command: random-uuid or format");
+            throw new CommandLine.ParameterException(spec.commandLine(), "missing command: random-uuid, format or dump-log");
         }
 
         @Command(name = "random-uuid", description = "Prints a new cluster id alone on one line.",
@@ -133,6 +136,38 @@ public final class ServerMain {
                 }
                 out.flush();
                 return 0;
+            }
+        }
+
+        @Command(name = "dump-log", mixinStandardHelpOptions = true,
+            description = "Prints the batches of segment files (offsets, epochs, producers, CRC checks) and checks each "
+                + "segment's offset index against it, as kafka-dump-log does. Reads only. Exit 1 if anything is wrong.",
+            footer = {"", "Example:", "  raftline storage dump-log --files /var/lib/raftline/logs/orders-0/00000000000000000000.log"})
+        static final class DumpLog implements Callable<Integer> {
+            @CommandLine.Spec
+            CommandLine.Model.CommandSpec spec;
+
+            @Option(names = "--files", required = true, split = ",", paramLabel = "FILE[,FILE...]",
+                description = "Segment (.log) or offset index (.index) files.")
+            List<Path> files;
+
+            @Option(names = "--print-data-log", description = "Also print every record (offset, timestamp, key, value).")
+            boolean printRecords;
+
+            @Override
+            public Integer call() throws IOException {
+                PrintWriter out = spec.commandLine().getOut();
+                int problems = 0;
+                for (Path file : files) {
+                    if (!Files.isRegularFile(file)) {
+                        throw new IllegalArgumentException("no such file: " + file);
+                    }
+                    SegmentDump.Result result = SegmentDump.dump(file, printRecords, out);
+                    problems += result.problems().size();
+                }
+                out.println(problems == 0 ? "No problems found" : problems + " problem(s) found");
+                out.flush();
+                return problems == 0 ? 0 : 1;
             }
         }
     }
