@@ -11,6 +11,7 @@ import io.raftline.cli.command.ReassignCommand;
 import io.raftline.cli.command.TopicsCommand;
 import io.raftline.cli.command.dev.DevCommand;
 import io.raftline.cli.command.perf.PerfCommand;
+import io.raftline.cli.command.verify.VerifyCommand;
 import io.raftline.common.Version;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -41,6 +42,7 @@ import picocli.CommandLine.Command;
         ProduceCommand.class,
         ConsumeCommand.class,
         PerfCommand.class,
+        VerifyCommand.class,
         CommandLine.HelpCommand.class,
     })
 public final class RaftlineCli implements Callable<Integer> {
