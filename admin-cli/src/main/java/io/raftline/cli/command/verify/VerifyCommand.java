@@ -47,7 +47,7 @@ import picocli.CommandLine.Option;
 @Command(name = "verify", mixinStandardHelpOptions = true,
     description = "Runs a checked workload: nothing acknowledged lost, moved or duplicated; offsets consistent; commits monotonic.",
     footer = {"", "Examples:", "  raftline verify --duration 60s",
-        "  raftline verify --duration 5m --rate 5000 --acks1-producer --fault-log faults.log --output json"})
+        "  raftline verify --duration 5m --acks1-producer --fault-log faults.log --output json"})
 public final class VerifyCommand implements Callable<Integer> {
 
     static final long PROGRESS_INTERVAL_MS = 5000;
@@ -148,8 +148,10 @@ public final class VerifyCommand implements Callable<Integer> {
                     created = false;
                     cleanUp(admin, topics, group, notes);
                 }
+                String problem = !reads.complete() ? reads.problem()
+                    : verdict.acked() == 0 ? "no record was acknowledged, so nothing was checked" : null;
                 RunInfo info = new RunInfo(run, history.startWallMs(), workloadMs, topics, partitions, rf, minIsr, brokers, healed,
-                    healMs, reads, notes, dir);
+                    healMs, problem, notes, dir);
                 write(dir.resolve("report.md"), VerifyReport.markdown(verdict, info, faults));
                 if (writeHistory) {
                     history.write(dir.resolve("history.jsonl"));
@@ -160,7 +162,7 @@ public final class VerifyCommand implements Callable<Integer> {
                     VerifyReport.table(verdict, info, out);
                 }
                 if (!info.complete()) {
-                    throw new CliException("the run could not complete: " + reads.problem());
+                    throw new CliException("the run could not complete: " + problem + " (see " + info.reportFile() + ")");
                 }
                 if (!verdict.safe()) {
                     throw new CliException("safety anomalies found: " + VerifyReport.summary(verdict) + " (see " + info.reportFile() + ")");

@@ -88,7 +88,7 @@ final class VerifyReport {
 
     static String verdictLine(Verdict v, RunInfo info) {
         if (!info.complete()) {
-            return "Verdict: the run could not complete (" + info.finalReads().problem() + ").";
+            return "Verdict: the run could not complete (" + info.problem() + ").";
         }
         if (!v.safe()) {
             return "Verdict: SAFETY ANOMALIES FOUND (" + summary(v) + ").";
