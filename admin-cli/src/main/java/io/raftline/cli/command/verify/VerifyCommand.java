@@ -128,6 +128,9 @@ public final class VerifyCommand implements Callable<Integer> {
                     + " ms; report in " + dir);
                 err.flush();
                 long workloadMs = runWorkload(history, topics, group, err, notes);
+                err.println("workload done after " + workloadMs + " ms; waiting for every partition to have a leader and a full ISR "
+                    + "(up to " + HEAL_TIMEOUT.toSeconds() + " s)");
+                err.flush();
                 long healStartNs = time.nanoseconds();
                 long healMs = awaitHealthy(admin, topics, HEAL_TIMEOUT);
                 boolean healed = healMs >= 0;
@@ -138,8 +141,12 @@ public final class VerifyCommand implements Callable<Integer> {
                     notes.add("the cluster did not heal (a leader and a full ISR for every partition) within " + HEAL_TIMEOUT.toSeconds()
                         + " s; the final reads went ahead");
                 }
+                err.println((healed ? "healed in " : "not healed after ") + healMs + " ms; reading every partition from the start");
+                err.flush();
                 FinalReads.Result reads = FinalReads.read(readerProps(run), partitionsOf(topics), history, FINAL_READ_IDLE_TIMEOUT);
                 history.phase(Event.Phase.FINAL_READS_END);
+                err.println("read " + reads.records() + " records; checking " + history.size() + " operations");
+                err.flush();
                 readCommitted(admin, group, history, notes);
                 FaultLog faults = faultLog == null ? FaultLog.EMPTY : FaultLog.read(faultLog);
                 notes.addAll(faults.warnings());
