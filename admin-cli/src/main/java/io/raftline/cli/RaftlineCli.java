@@ -12,6 +12,7 @@ import io.raftline.cli.command.ReassignCommand;
 import io.raftline.cli.command.TopicsCommand;
 import io.raftline.cli.command.dev.DevCommand;
 import io.raftline.cli.command.perf.PerfCommand;
+import io.raftline.cli.command.verify.VerifyCommand;
 import io.raftline.common.Version;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -43,6 +44,7 @@ import picocli.CommandLine.Command;
         ProduceCommand.class,
         ConsumeCommand.class,
         PerfCommand.class,
+        VerifyCommand.class,
         CommandLine.HelpCommand.class,
     })
 public final class RaftlineCli implements Callable<Integer> {
