@@ -382,17 +382,14 @@ public final class VerifyCommand implements Callable<Integer> {
     }
 
     private Properties producerProps(String run, String name, String acks) {
-        Properties props = options.clientProperties();
-        props.remove("default.api.timeout.ms");
-        props.setProperty("client.id", "verify-" + run + "-" + name);
+        Properties props = options.producerProperties("verify-" + run + "-" + name);
         props.setProperty("acks", acks);
         props.setProperty("enable.idempotence", Boolean.toString(acks.equals("all")));
         return props;
     }
 
     private Properties consumerProps(String run, String group, int i) {
-        Properties props = options.clientProperties();
-        props.setProperty("client.id", "verify-" + run + "-consumer-" + i);
+        Properties props = options.consumerProperties("verify-" + run + "-consumer-" + i);
         props.setProperty("group.id", group);
         props.setProperty("enable.auto.commit", "false");
         props.setProperty("auto.offset.reset", "earliest");
@@ -400,8 +397,7 @@ public final class VerifyCommand implements Callable<Integer> {
     }
 
     private Properties readerProps(String run) {
-        Properties props = options.clientProperties();
-        props.setProperty("client.id", "verify-" + run + "-final-reader");
+        Properties props = options.consumerProperties("verify-" + run + "-final-reader");
         props.setProperty("enable.auto.commit", "false");
         props.setProperty("auto.offset.reset", "earliest");
         return props;
