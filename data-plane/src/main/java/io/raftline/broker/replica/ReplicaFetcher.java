@@ -9,6 +9,7 @@ import io.grpc.stub.StreamObserver;
 import io.netty.channel.ChannelOption;
 import io.raftline.broker.log.EpochEndOffset;
 import io.raftline.broker.log.Log;
+import io.raftline.common.Time;
 import io.raftline.grpc.AliasingMarshaller;
 import io.raftline.grpc.TransportAllocator;
 import io.raftline.protocol.ErrorCode;
@@ -48,6 +49,8 @@ final class ReplicaFetcher implements AutoCloseable {
     private final int leaderId;
     private final Endpoint endpoint;
     private final ReplicaFetcherManager.Settings settings;
+    /** Read for the pauses after an error ({@link Time#nanoseconds}); the waits themselves are real. */
+    private final Time time;
     private final Map<TopicPartition, Fetched> partitions = new ConcurrentHashMap<>();
     /** Partitions paused after an error until the metadata moves them (by removing and re-adding). */
     private final Map<TopicPartition, Long> pausedUntilNs = new ConcurrentHashMap<>();
@@ -59,11 +62,12 @@ final class ReplicaFetcher implements AutoCloseable {
     /** Where the current stream's responses arrive; {@link #close()} drops a wake-up into it. */
     private volatile LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
 
-    ReplicaFetcher(int brokerId, int leaderId, Endpoint endpoint, ReplicaFetcherManager.Settings settings) {
+    ReplicaFetcher(int brokerId, int leaderId, Endpoint endpoint, ReplicaFetcherManager.Settings settings, Time time) {
         this.brokerId = brokerId;
         this.leaderId = leaderId;
         this.endpoint = endpoint;
         this.settings = settings;
+        this.time = time;
         this.channel = NettyChannelBuilder.forAddress(endpoint.getHost(), endpoint.getPort())
             .usePlaintext()
             .maxInboundMessageSize(Math.max(settings.maxBytes(), settings.maxBytesPerPartition()) + (4 << 20))
@@ -171,14 +175,15 @@ final class ReplicaFetcher implements AutoCloseable {
         }
     }
 
-    private FetchRequest buildRequest() {
+    /** The next request: every partition not paused, from its log end offset. */
+    FetchRequest buildRequest() {
         FetchRequest.Builder b = FetchRequest.newBuilder()
             .setCorrelationId(correlation.incrementAndGet())
             .setReplicaId(brokerId)
             .setMaxWaitMs(settings.maxWaitMs())
             .setMinBytes(settings.minBytes())
             .setMaxBytes(settings.maxBytes());
-        long now = System.nanoTime();
+        long now = time.nanoseconds();
         for (Map.Entry<TopicPartition, Fetched> e : partitions.entrySet()) {
             Long paused = pausedUntilNs.get(e.getKey());
             if (paused != null && paused - now > 0) {
@@ -200,7 +205,8 @@ final class ReplicaFetcher implements AutoCloseable {
         return b.build();
     }
 
-    private void apply(FetchResponse response) {
+    /** Applies a response to the partitions it answers (on the fetch thread; tests call it directly). */
+    void apply(FetchResponse response) {
         for (FetchResponse.PartitionData data : response.getPartitionsList()) {
             TopicPartition tp = new TopicPartition(data.getTopic(), data.getPartition());
             Fetched fetched = partitions.get(tp);
@@ -222,13 +228,18 @@ final class ReplicaFetcher implements AutoCloseable {
                 } else {
                     // NOT_LEADER, FENCED/UNKNOWN_LEADER_EPOCH, ...: the metadata will tell us what changed.
                     LOG.debug("{}: fetch from broker {} answered {}: {}", tp, leaderId, code, data.getError().getMessage());
-                    pausedUntilNs.put(tp, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.backoffMs()));
+                    pauseAfterError(tp);
                 }
             } catch (RuntimeException e) {
                 LOG.warn("{}: applying a fetch from broker {} failed", tp, leaderId, e);
-                pausedUntilNs.put(tp, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.backoffMs()));
+                pauseAfterError(tp);
             }
         }
+    }
+
+    /** Leaves {@code tp} out of the requests for {@code replica.fetch.backoff.ms}. */
+    private void pauseAfterError(TopicPartition tp) {
+        pausedUntilNs.put(tp, time.nanoseconds() + TimeUnit.MILLISECONDS.toNanos(settings.backoffMs()));
     }
 
     private void truncateOnDivergence(TopicPartition tp, Partition partition, int divergingEpoch, long leaderEnd,
