@@ -171,6 +171,30 @@ public final class Log {
     }
 
     /**
+     * Records in the epoch cache that {@code leaderEpoch} starts at the log end offset, and returns that offset: this
+     * replica has just become the epoch's leader. Done when the role is taken, not at its first append (as Kafka's
+     * epoch start offset), so that a leader which has written nothing in its epoch yet still answers a follower's
+     * divergence check with it. Ignored if the cache already holds this or a later epoch. Written like any new epoch:
+     * without fsync, durable at the next flush.
+     *
+     * @throws LogException STORAGE_ERROR if the log is offline or the checkpoint cannot be written
+     */
+    public long assignEpochStartOffset(int leaderEpoch) {
+        synchronized (lock) {
+            checkWritable();
+            long start = end.offset();
+            if (leaderEpoch > epochCache.latestEpoch()) {
+                try {
+                    epochCache.assign(leaderEpoch, start);
+                } catch (IOException e) {
+                    throw storageError("write the epoch checkpoint", e);
+                }
+            }
+            return start;
+        }
+    }
+
+    /**
      * Appends batches copied from the leader, offsets and leader epochs as they are. The first batch must start at
      * or after the log end offset (a compacted leader log may have gaps); the epoch cache learns every new epoch.
      *
