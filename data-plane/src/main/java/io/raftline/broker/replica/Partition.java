@@ -602,15 +602,18 @@ public final class Partition {
     // ---------------------------------------------------------------------------------------------------------
     // Follower
 
-    /** Appends batches fetched from the leader and takes the leader's high watermark. */
-    public void appendAsFollower(ByteBuffer records, long leaderHighWatermark, int expectedLeaderEpoch) {
+    /**
+     * Appends batches fetched from the leader from {@code fetchOffset} (which must be the log end offset; see
+     * {@link Log#appendAsFollower}) and takes the leader's high watermark.
+     */
+    public void appendAsFollower(ByteBuffer records, long fetchOffset, long leaderHighWatermark, int expectedLeaderEpoch) {
         synchronized (lock) {
             Log l = log;
             if (leader || l == null || expectedLeaderEpoch != leaderEpoch) {
                 return; // the role changed while the fetch was in flight
             }
             if (records.hasRemaining()) {
-                l.appendAsFollower(records);
+                l.appendAsFollower(records, fetchOffset);
                 for (RecordBatch batch : Records.batches(records)) {
                     producerState.update(batch, batch.baseOffset(), batch.lastOffset());
                 }

@@ -18,6 +18,7 @@ import io.raftline.protocol.broker.FetchRequest;
 import io.raftline.protocol.broker.FetchResponse;
 import io.raftline.protocol.metadata.Endpoint;
 import java.nio.ByteBuffer;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -171,7 +172,7 @@ final class ReplicaFetcher implements AutoCloseable {
             if (!running()) {
                 return;
             }
-            apply((FetchResponse) reply);
+            apply(request, (FetchResponse) reply);
         }
     }
 
@@ -205,15 +206,33 @@ final class ReplicaFetcher implements AutoCloseable {
         return b.build();
     }
 
-    /** Applies a response to the partitions it answers (on the fetch thread; tests call it directly). */
-    void apply(FetchResponse response) {
+    /**
+     * Applies the response to {@code request} (on the fetch thread; tests call it directly). A partition's answer is
+     * applied only if the partition is still fetched at the leader epoch and from the log end offset the request
+     * asked with; otherwise it is dropped, and the next request asks again from the current state. While a request is
+     * in flight the partition may have moved to another leader's fetcher, been changed by it, and come back here at a
+     * new epoch: the answer then describes another log than the one it would be applied to.
+     */
+    void apply(FetchRequest request, FetchResponse response) {
+        Map<TopicPartition, FetchRequest.FetchPartition> asked = new HashMap<>();
+        for (FetchRequest.FetchPartition fp : request.getPartitionsList()) {
+            asked.put(new TopicPartition(fp.getTopic(), fp.getPartition()), fp);
+        }
         for (FetchResponse.PartitionData data : response.getPartitionsList()) {
             TopicPartition tp = new TopicPartition(data.getTopic(), data.getPartition());
             Fetched fetched = partitions.get(tp);
-            if (fetched == null) {
+            FetchRequest.FetchPartition sent = asked.get(tp);
+            if (fetched == null || sent == null) {
                 continue;
             }
             Partition partition = fetched.partition();
+            Log log = partition.log();
+            if (log == null || !answersCurrentState(sent, fetched.leaderEpoch(), log.logEndOffset())) {
+                LOG.debug("{}: dropping a fetch answer from broker {} for epoch {} offset {}: now epoch {} log end {}", tp,
+                    leaderId, sent.getCurrentLeaderEpoch(), sent.getFetchOffset(), fetched.leaderEpoch(),
+                    log == null ? -1 : log.logEndOffset());
+                continue;
+            }
             int epoch = fetched.leaderEpoch();
             ErrorCode code = data.getError().getCode();
             try {
@@ -222,7 +241,7 @@ final class ReplicaFetcher implements AutoCloseable {
                         data.getDivergingEpoch().getEndOffset(), epoch);
                 } else if (code == ErrorCode.NONE) {
                     ByteBuffer records = data.getRecords().asReadOnlyByteBuffer();
-                    partition.appendAsFollower(records, data.getHighWatermark(), epoch);
+                    partition.appendAsFollower(records, sent.getFetchOffset(), data.getHighWatermark(), epoch);
                 } else if (code == ErrorCode.OFFSET_OUT_OF_RANGE) {
                     handleOutOfRange(tp, partition, data, epoch);
                 } else {
@@ -235,6 +254,11 @@ final class ReplicaFetcher implements AutoCloseable {
                 pauseAfterError(tp);
             }
         }
+    }
+
+    /** Whether an answer to {@code sent} applies to a partition now fetched at {@code leaderEpoch} from {@code logEnd}. */
+    static boolean answersCurrentState(FetchRequest.FetchPartition sent, int leaderEpoch, long logEnd) {
+        return sent.getCurrentLeaderEpoch() == leaderEpoch && sent.getFetchOffset() == logEnd;
     }
 
     /** Leaves {@code tp} out of the requests for {@code replica.fetch.backoff.ms}. */

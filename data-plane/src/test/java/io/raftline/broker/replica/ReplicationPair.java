@@ -84,7 +84,8 @@ final class ReplicationPair implements AutoCloseable {
     /** One fetch of {@code follower}'s fetcher from the other broker, answered and applied at once. */
     void fetchOnce(int follower) {
         ReplicaFetcher fetcher = fetchers[follower];
-        fetcher.apply(answer(fetcher.buildRequest(), partitions[3 - follower]));
+        FetchRequest request = fetcher.buildRequest();
+        fetcher.apply(request, answer(request, partitions[3 - follower]));
     }
 
     /** The leader's answer to a follower's request, as its fetch path puts it on the wire. */
