@@ -619,12 +619,23 @@ public final class GroupCoordinator {
         return op != null && op.state == LoadState.LOADED;
     }
 
+    /** How an {@link #append} ended: NONE and the offset of the batch's first record, or the error and -1. */
+    @FunctionalInterface
+    interface Appended {
+        void accept(ErrorCode code, long baseOffset);
+    }
+
+    /** {@link #append(int, List, Appended)} for a caller that needs no offset. */
+    void append(int partition, List<GroupRecords.KeyValue> records, Consumer<ErrorCode> then) {
+        append(partition, records, (code, baseOffset) -> then.accept(code));
+    }
+
     /**
      * Appends {@code records} as one batch to {@code partition} (under the lock, so the log follows the order of
      * decisions); {@code then} runs under the lock with NONE or the error to answer, after the write is replicated,
-     * failed, or timed out after offsets.commit.timeout.ms.
+     * failed, or timed out after offsets.commit.timeout.ms. Appends may complete in another order than they were made.
      */
-    void append(int partition, List<GroupRecords.KeyValue> records, Consumer<ErrorCode> then) {
+    void append(int partition, List<GroupRecords.KeyValue> records, Appended then) {
         OwnedPartition op = owned.get(partition);
         CompletableFuture<Long> written;
         try {
@@ -649,7 +660,7 @@ public final class GroupCoordinator {
                 if (owned.get(partition) != op) {
                     code = ErrorCode.NOT_COORDINATOR;
                 }
-                then.accept(code);
+                then.accept(code, code == ErrorCode.NONE ? offset : -1);
             });
             if (lock.isHeldByCurrentThread()) {
                 afterUnlock.add(followUp); // the append completed at once: follow up after this decision is done

@@ -35,14 +35,14 @@ final class GroupLoader {
         for (RecordBatch batch : Records.batches(batches)) {
             batch.ensureValid();
             for (Record r : batch.records()) {
-                apply(GroupRecords.decode(r));
+                apply(GroupRecords.decode(r), r.offset());
                 records++;
             }
             nextOffset = batch.nextOffset();
         }
     }
 
-    private void apply(GroupRecords.Decoded d) {
+    private void apply(GroupRecords.Decoded d, long offset) {
         if (d instanceof GroupRecords.OffsetCommit oc) {
             Group.TopicPartitionKey key = new Group.TopicPartitionKey(oc.topic(), oc.partition());
             if (oc.value() == null) {
@@ -54,7 +54,7 @@ final class GroupLoader {
             } else {
                 OffsetCommitValue v = oc.value();
                 groups.computeIfAbsent(oc.group(), k -> new LoadedGroup()).offsets.put(key,
-                    new CommittedOffset(v.getOffset(), v.getLeaderEpoch(), v.getMetadata(), v.getCommitTimestampMs()));
+                    new CommittedOffset(v.getOffset(), v.getLeaderEpoch(), v.getMetadata(), v.getCommitTimestampMs(), offset));
             }
         } else if (d instanceof GroupRecords.GroupMetadata gm) {
             if (gm.value() == null) {

@@ -60,14 +60,16 @@ final class GroupOffsets {
         }
         long now = time.milliseconds();
         List<GroupRecords.KeyValue> records = new ArrayList<>();
-        Map<Group.TopicPartitionKey, CommittedOffset> committed = new HashMap<>();
+        // In record order: the i-th record of the batch is committed.get(i).
+        List<Group.TopicPartitionKey> keys = new ArrayList<>();
+        List<OffsetCommitRequest.Partition> committed = new ArrayList<>();
         for (OffsetCommitRequest.Topic t : req.getTopicsList()) {
             for (OffsetCommitRequest.Partition p : t.getPartitionsList()) {
                 OffsetCommitValue v = OffsetCommitValue.newBuilder().setOffset(p.getCommittedOffset())
                     .setLeaderEpoch(p.getCommittedLeaderEpoch()).setMetadata(p.getMetadata()).setCommitTimestampMs(now).build();
                 records.add(GroupRecords.offsetCommit(g.groupId, t.getName(), p.getPartition(), v));
-                committed.put(new Group.TopicPartitionKey(t.getName(), p.getPartition()),
-                    new CommittedOffset(p.getCommittedOffset(), p.getCommittedLeaderEpoch(), p.getMetadata(), now));
+                keys.add(new Group.TopicPartitionKey(t.getName(), p.getPartition()));
+                committed.add(p);
             }
         }
         if (records.isEmpty()) {
@@ -75,9 +77,14 @@ final class GroupOffsets {
             return;
         }
         Group group = g;
-        coordinator.append(g.offsetsPartition, records, code -> {
+        coordinator.append(g.offsetsPartition, records, (code, baseOffset) -> {
             if (code == ErrorCode.NONE && coordinator.isCurrent(group)) {
-                group.offsets.putAll(committed);
+                for (int i = 0; i < keys.size(); i++) {
+                    OffsetCommitRequest.Partition p = committed.get(i);
+                    CommittedOffset stored = new CommittedOffset(p.getCommittedOffset(), p.getCommittedLeaderEpoch(),
+                        p.getMetadata(), now, baseOffset + i);
+                    group.offsets.merge(keys.get(i), stored, CommittedOffset::latest);
+                }
             }
             coordinator.complete(result, commitResponse(req, code, ""));
         });

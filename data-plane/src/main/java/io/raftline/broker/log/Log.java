@@ -195,12 +195,40 @@ public final class Log {
     }
 
     /**
-     * Appends batches copied from the leader, offsets and leader epochs as they are. The first batch must start at
-     * or after the log end offset (a compacted leader log may have gaps); the epoch cache learns every new epoch.
+     * Records in the epoch cache that {@code leaderEpoch} starts at the log end offset, and returns that offset: this
+     * replica has just become the epoch's leader. Done when the role is taken, not at its first append (as Kafka's
+     * epoch start offset), so that a leader which has written nothing in its epoch yet still answers a follower's
+     * divergence check with it. Ignored if the cache already holds this or a later epoch. Written like any new epoch:
+     * without fsync, durable at the next flush.
      *
-     * @throws LogException for bad input (nothing written) or an offline log
+     * @throws LogException STORAGE_ERROR if the log is offline or the checkpoint cannot be written
      */
-    public LogAppendInfo appendAsFollower(ByteBuffer batches) {
+    public long assignEpochStartOffset(int leaderEpoch) {
+        synchronized (lock) {
+            checkWritable();
+            long start = end.offset();
+            if (leaderEpoch > epochCache.latestEpoch()) {
+                try {
+                    epochCache.assign(leaderEpoch, start);
+                } catch (IOException e) {
+                    throw storageError("write the epoch checkpoint", e);
+                }
+            }
+            return start;
+        }
+    }
+
+    /**
+     * Appends batches copied from the leader, offsets and leader epochs as they are: the leader's answer to a fetch
+     * from {@code fetchOffset}, which must be this log's end offset. The batches then continue this log: the leader
+     * read them from that offset, so any offsets between it and the first batch, or between batches, are absent from
+     * the leader's log too (compaction removed them). An answer to a fetch from another offset would leave a gap or
+     * overlap and is refused. The epoch cache learns every new epoch.
+     *
+     * @throws LogException INVALID_RECORD for an answer to a fetch from another offset than the log end, or bad input
+     *                      (nothing written); STORAGE_ERROR for an offline log
+     */
+    public LogAppendInfo appendAsFollower(ByteBuffer batches, long fetchOffset) {
         // Only read and written to the file: a read-only view (the fetch answer's own bytes) needs no copy.
         ByteBuffer buf = batches.duplicate();
         ValidationResult v = BatchValidator.validateReplicated(buf, Math.max(config.maxMessageBytes(), 64 << 20));
@@ -209,6 +237,11 @@ public final class Log {
         }
         synchronized (lock) {
             checkWritable();
+            if (fetchOffset != end.offset()) {
+                throw new LogException(ErrorCode.INVALID_RECORD, topicPartition() + ": replicated batches fetched from offset "
+                    + fetchOffset + " cannot be appended at the log end offset " + end.offset() + " (they would leave "
+                    + (fetchOffset > end.offset() ? "a gap" : "an overlap") + ")");
+            }
             if (v.firstOffset() < end.offset()) {
                 throw new LogException(ErrorCode.INVALID_RECORD, topicPartition() + ": replicated batch starts at offset "
                     + v.firstOffset() + ", below the log end offset " + end.offset());

@@ -4,6 +4,7 @@ import io.raftline.broker.log.EpochEndOffset;
 import io.raftline.broker.log.FetchDataInfo;
 import io.raftline.broker.log.Log;
 import io.raftline.broker.log.LogAppendInfo;
+import io.raftline.broker.log.LogException;
 import io.raftline.common.Time;
 import io.raftline.common.Uuid;
 import io.raftline.metadata.image.PartitionRegistration;
@@ -178,7 +179,7 @@ public final class Partition {
                         followers.put(replica, new FollowerState(replica, now));
                     }
                 }
-                leaderEpochStartOffset = partitionLog.logEndOffset();
+                leaderEpochStartOffset = startEpochLocked(partitionLog, reg.leaderEpoch());
                 // Never behind what this replica already knew was committed.
                 setHighWatermarkLocked(Math.min(Math.max(highWatermark, initialHighWatermark), partitionLog.logEndOffset()));
             } else {
@@ -197,6 +198,20 @@ public final class Partition {
         completeAll(failed, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
         onDataChange.run();
         return newEpoch;
+    }
+
+    /**
+     * Records in the log that this leader's epoch starts at its log end offset, and returns that offset. A log that
+     * fails to record it has gone offline: its directory's handler takes it out of service, and meanwhile the role is
+     * taken and appends fail with STORAGE_ERROR.
+     */
+    private long startEpochLocked(Log partitionLog, int epoch) {
+        try {
+            return partitionLog.assignEpochStartOffset(epoch);
+        } catch (LogException e) {
+            LOG.warn("{}: could not record the start of leader epoch {}: {}", tp, epoch, e.getMessage());
+            return partitionLog.logEndOffset();
+        }
     }
 
     /** Takes the follower role under {@code reg.leader()}; returns true when the leader or its epoch changed. */
@@ -605,15 +620,18 @@ public final class Partition {
     // ---------------------------------------------------------------------------------------------------------
     // Follower
 
-    /** Appends batches fetched from the leader and takes the leader's high watermark. */
-    public void appendAsFollower(ByteBuffer records, long leaderHighWatermark, int expectedLeaderEpoch) {
+    /**
+     * Appends batches fetched from the leader from {@code fetchOffset} (which must be the log end offset; see
+     * {@link Log#appendAsFollower}) and takes the leader's high watermark.
+     */
+    public void appendAsFollower(ByteBuffer records, long fetchOffset, long leaderHighWatermark, int expectedLeaderEpoch) {
         synchronized (lock) {
             Log l = log;
             if (leader || l == null || expectedLeaderEpoch != leaderEpoch) {
                 return; // the role changed while the fetch was in flight
             }
             if (records.hasRemaining()) {
-                l.appendAsFollower(records);
+                l.appendAsFollower(records, fetchOffset);
                 for (RecordBatch batch : Records.batches(records)) {
                     producerState.update(batch, batch.baseOffset(), batch.lastOffset());
                 }

@@ -9,6 +9,7 @@ import io.grpc.stub.StreamObserver;
 import io.netty.channel.ChannelOption;
 import io.raftline.broker.log.EpochEndOffset;
 import io.raftline.broker.log.Log;
+import io.raftline.common.Time;
 import io.raftline.grpc.AliasingMarshaller;
 import io.raftline.grpc.TransportAllocator;
 import io.raftline.protocol.ErrorCode;
@@ -17,6 +18,7 @@ import io.raftline.protocol.broker.FetchRequest;
 import io.raftline.protocol.broker.FetchResponse;
 import io.raftline.protocol.metadata.Endpoint;
 import java.nio.ByteBuffer;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,6 +52,8 @@ final class ReplicaFetcher implements AutoCloseable {
     private final int leaderId;
     private final Endpoint endpoint;
     private final ReplicaFetcherManager.Settings settings;
+    /** Read for the pauses after an error ({@link Time#nanoseconds}); the waits themselves are real. */
+    private final Time time;
     private final Map<TopicPartition, Fetched> partitions = new ConcurrentHashMap<>();
     /** Partitions paused after an error until the metadata moves them (by removing and re-adding). */
     private final Map<TopicPartition, Long> pausedUntilNs = new ConcurrentHashMap<>();
@@ -62,12 +66,14 @@ final class ReplicaFetcher implements AutoCloseable {
     private volatile LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
 
     /** @param brokerEpoch this broker's registered epoch, sent with every fetch (the leader checks it, KIP-903) */
-    ReplicaFetcher(int brokerId, LongSupplier brokerEpoch, int leaderId, Endpoint endpoint, ReplicaFetcherManager.Settings settings) {
+    ReplicaFetcher(int brokerId, LongSupplier brokerEpoch, int leaderId, Endpoint endpoint, ReplicaFetcherManager.Settings settings,
+                   Time time) {
         this.brokerId = brokerId;
         this.brokerEpoch = brokerEpoch;
         this.leaderId = leaderId;
         this.endpoint = endpoint;
         this.settings = settings;
+        this.time = time;
         this.channel = NettyChannelBuilder.forAddress(endpoint.getHost(), endpoint.getPort())
             .usePlaintext()
             .maxInboundMessageSize(Math.max(settings.maxBytes(), settings.maxBytesPerPartition()) + (4 << 20))
@@ -171,11 +177,12 @@ final class ReplicaFetcher implements AutoCloseable {
             if (!running()) {
                 return;
             }
-            apply((FetchResponse) reply);
+            apply(request, (FetchResponse) reply);
         }
     }
 
-    private FetchRequest buildRequest() {
+    /** The next request: every partition not paused, from its log end offset. */
+    FetchRequest buildRequest() {
         FetchRequest.Builder b = FetchRequest.newBuilder()
             .setCorrelationId(correlation.incrementAndGet())
             .setReplicaId(brokerId)
@@ -183,7 +190,7 @@ final class ReplicaFetcher implements AutoCloseable {
             .setMaxWaitMs(settings.maxWaitMs())
             .setMinBytes(settings.minBytes())
             .setMaxBytes(settings.maxBytes());
-        long now = System.nanoTime();
+        long now = time.nanoseconds();
         for (Map.Entry<TopicPartition, Fetched> e : partitions.entrySet()) {
             Long paused = pausedUntilNs.get(e.getKey());
             if (paused != null && paused - now > 0) {
@@ -205,14 +212,33 @@ final class ReplicaFetcher implements AutoCloseable {
         return b.build();
     }
 
-    private void apply(FetchResponse response) {
+    /**
+     * Applies the response to {@code request} (on the fetch thread; tests call it directly). A partition's answer is
+     * applied only if the partition is still fetched at the leader epoch and from the log end offset the request
+     * asked with; otherwise it is dropped, and the next request asks again from the current state. While a request is
+     * in flight the partition may have moved to another leader's fetcher, been changed by it, and come back here at a
+     * new epoch: the answer then describes another log than the one it would be applied to.
+     */
+    void apply(FetchRequest request, FetchResponse response) {
+        Map<TopicPartition, FetchRequest.FetchPartition> asked = new HashMap<>();
+        for (FetchRequest.FetchPartition fp : request.getPartitionsList()) {
+            asked.put(new TopicPartition(fp.getTopic(), fp.getPartition()), fp);
+        }
         for (FetchResponse.PartitionData data : response.getPartitionsList()) {
             TopicPartition tp = new TopicPartition(data.getTopic(), data.getPartition());
             Fetched fetched = partitions.get(tp);
-            if (fetched == null) {
+            FetchRequest.FetchPartition sent = asked.get(tp);
+            if (fetched == null || sent == null) {
                 continue;
             }
             Partition partition = fetched.partition();
+            Log log = partition.log();
+            if (log == null || !answersCurrentState(sent, fetched.leaderEpoch(), log.logEndOffset())) {
+                LOG.debug("{}: dropping a fetch answer from broker {} for epoch {} offset {}: now epoch {} log end {}", tp,
+                    leaderId, sent.getCurrentLeaderEpoch(), sent.getFetchOffset(), fetched.leaderEpoch(),
+                    log == null ? -1 : log.logEndOffset());
+                continue;
+            }
             int epoch = fetched.leaderEpoch();
             ErrorCode code = data.getError().getCode();
             try {
@@ -221,19 +247,29 @@ final class ReplicaFetcher implements AutoCloseable {
                         data.getDivergingEpoch().getEndOffset(), epoch);
                 } else if (code == ErrorCode.NONE) {
                     ByteBuffer records = data.getRecords().asReadOnlyByteBuffer();
-                    partition.appendAsFollower(records, data.getHighWatermark(), epoch);
+                    partition.appendAsFollower(records, sent.getFetchOffset(), data.getHighWatermark(), epoch);
                 } else if (code == ErrorCode.OFFSET_OUT_OF_RANGE) {
                     handleOutOfRange(tp, partition, data, epoch);
                 } else {
                     // NOT_LEADER, FENCED/UNKNOWN_LEADER_EPOCH, ...: the metadata will tell us what changed.
                     LOG.debug("{}: fetch from broker {} answered {}: {}", tp, leaderId, code, data.getError().getMessage());
-                    pausedUntilNs.put(tp, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.backoffMs()));
+                    pauseAfterError(tp);
                 }
             } catch (RuntimeException e) {
                 LOG.warn("{}: applying a fetch from broker {} failed", tp, leaderId, e);
-                pausedUntilNs.put(tp, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(settings.backoffMs()));
+                pauseAfterError(tp);
             }
         }
+    }
+
+    /** Whether an answer to {@code sent} applies to a partition now fetched at {@code leaderEpoch} from {@code logEnd}. */
+    static boolean answersCurrentState(FetchRequest.FetchPartition sent, int leaderEpoch, long logEnd) {
+        return sent.getCurrentLeaderEpoch() == leaderEpoch && sent.getFetchOffset() == logEnd;
+    }
+
+    /** Leaves {@code tp} out of the requests for {@code replica.fetch.backoff.ms}. */
+    private void pauseAfterError(TopicPartition tp) {
+        pausedUntilNs.put(tp, time.nanoseconds() + TimeUnit.MILLISECONDS.toNanos(settings.backoffMs()));
     }
 
     private void truncateOnDivergence(TopicPartition tp, Partition partition, int divergingEpoch, long leaderEnd,

@@ -1,5 +1,6 @@
 package io.raftline.broker.replica;
 
+import io.raftline.common.Time;
 import io.raftline.common.Uuid;
 import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.protocol.metadata.Endpoint;
@@ -24,13 +25,15 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     private final int brokerId;
     private final ReplicaManager replicaManager;
     private final Settings settings;
+    private final Time time;
     private final Map<Integer, ReplicaFetcher> fetchers = new HashMap<>();
     private final Map<TopicPartition, Integer> leaderOf = new HashMap<>();
 
-    ReplicaFetcherManager(int brokerId, ReplicaManager replicaManager, Settings settings) {
+    ReplicaFetcherManager(int brokerId, ReplicaManager replicaManager, Settings settings, Time time) {
         this.brokerId = brokerId;
         this.replicaManager = replicaManager;
         this.settings = settings;
+        this.time = time;
     }
 
     synchronized void addPartition(TopicPartition tp, Uuid topicId, BrokerRegistration leader, int leaderEpoch,
@@ -48,7 +51,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
             fetcher = null;
         }
         if (fetcher == null) {
-            fetcher = new ReplicaFetcher(brokerId, replicaManager::localBrokerEpoch, leader.id(), endpoint, settings);
+            fetcher = new ReplicaFetcher(brokerId, replicaManager::localBrokerEpoch, leader.id(), endpoint, settings, time);
             fetcher.start();
             fetchers.put(leader.id(), fetcher);
         }

@@ -107,7 +107,7 @@ public final class ReplicaManager implements AutoCloseable {
         this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
         this.isrCheckMs = Math.max(50, Math.min(replicaLagTimeMaxMs / 2, 2_500));
         this.fetchManager = new FetchManager(this, scheduler);
-        this.fetcherManager = new ReplicaFetcherManager(brokerId, this, fetcherSettings);
+        this.fetcherManager = new ReplicaFetcherManager(brokerId, this, fetcherSettings, time);
     }
 
     public void startup() {

@@ -101,6 +101,40 @@ class GroupOffsetsTest {
     }
 
     @Test
+    void commitsCompletingOutOfLogOrderLeaveTheCacheAtTheLaterRecord() {
+        CoordinatorHarness h = new CoordinatorHarness(0);
+        GroupCoordinator c = h.loadedCoordinator(1, 11);
+        assertThat(commitError(commit(c, G, -1, "", "t", 0, 5).join())).isEqualTo(ErrorCode.NONE);
+        h.topic.holdAppends();
+        CompletableFuture<OffsetCommitResponse> earlier = commit(c, G, -1, "", "t", 0, 7);
+        CompletableFuture<OffsetCommitResponse> later = commit(c, G, -1, "", "t", 0, 9);
+        // Replication acknowledges the later record first (completions on two threads, here in the bad order).
+        h.topic.releaseAppendsInOrder(1, 0);
+        assertThat(commitError(later.join())).isEqualTo(ErrorCode.NONE);
+        assertThat(commitError(earlier.join())).isEqualTo(ErrorCode.NONE);
+
+        assertThat(fetch(c, G, "t", 0)).as("the cache follows the log, where 9 is the last record").isEqualTo(9);
+        GroupCoordinator reloaded = new CoordinatorHarness(h.topic, 0).loadedCoordinator(2, 12);
+        assertThat(fetch(reloaded, G, "t", 0)).as("what a coordinator loading the log answers").isEqualTo(9);
+    }
+
+    @Test
+    void theCacheKeepsTheCommitWhoseRecordIsLaterInTheLog() {
+        CommittedOffset at3 = new CommittedOffset(50, -1, "", 0, 3);
+        CommittedOffset at8 = new CommittedOffset(40, -1, "", 0, 8);
+        // cached, stored -> kept
+        Object[][] table = {
+            {null, at3, at3},
+            {at3, at8, at8},
+            {at8, at3, at8},
+        };
+        for (Object[] row : table) {
+            assertThat(CommittedOffset.latest((CommittedOffset) row[0], (CommittedOffset) row[1])).as("%s then %s", row[0], row[1])
+                .isEqualTo(row[2]);
+        }
+    }
+
+    @Test
     void aNewCoordinatorRebuildsItsCacheFromTheLogAndAnswersLoadInProgressMeanwhile() {
         CoordinatorHarness h = new CoordinatorHarness(3000);
         GroupCoordinator first = h.loadedCoordinator(1, 5);

@@ -131,6 +131,26 @@ final class InMemoryOffsetsTopic implements OffsetsTopic {
         toRun.forEach(Runnable::run);
     }
 
+    /**
+     * Acknowledges the held appends in the order of {@code order} (indexes into the held appends, oldest 0), as
+     * completions on different threads may arrive; appends are acknowledged at once again afterwards.
+     */
+    void releaseAppendsInOrder(int... order) {
+        List<Runnable> toRun = new ArrayList<>();
+        synchronized (this) {
+            List<Runnable> all = new ArrayList<>(held);
+            if (order.length != all.size()) {
+                throw new IllegalArgumentException(all.size() + " appends are held, " + order.length + " indexes given");
+            }
+            for (int i : order) {
+                toRun.add(all.get(i));
+            }
+            holdAppends = false;
+            held.clear();
+        }
+        toRun.forEach(Runnable::run);
+    }
+
     synchronized void failNextAppend(ErrorCode code) {
         failNext = code;
     }

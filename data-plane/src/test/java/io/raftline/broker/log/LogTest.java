@@ -179,15 +179,34 @@ class LogTest {
             leader.log.appendAsLeader(TestBatches.batch(2, "a", 1), 3);
             leader.log.appendAsLeader(TestBatches.batch(2, "b", 1), 4);
             ByteBuffer fetched = leader.log.read(0, 1 << 20, Long.MAX_VALUE, false).readIntoBuffer();
-            LogAppendInfo info = follower.log.appendAsFollower(fetched);
+            LogAppendInfo info = follower.log.appendAsFollower(fetched, 0);
             assertThat(info.firstOffset()).isZero();
             assertThat(info.lastOffset()).isEqualTo(3);
             assertThat(follower.log.latestEpoch()).isEqualTo(4);
             assertThat(follower.log.endOffsetForEpoch(3)).contains(new EpochEndOffset(3, 2));
             ByteBuffer again = leader.log.read(0, 1 << 20, Long.MAX_VALUE, false).readIntoBuffer();
-            assertCode(() -> follower.log.appendAsFollower(again), ErrorCode.INVALID_RECORD);
+            assertCode(() -> follower.log.appendAsFollower(again, 0), ErrorCode.INVALID_RECORD);
             assertThat(Records.validBytes(follower.log.read(0, 1 << 20, Long.MAX_VALUE, false).readIntoBuffer()))
                 .isEqualTo(fetched.limit());
+        }
+    }
+
+    @Test
+    void followerTakesOnlyTheAnswerToAFetchFromItsLogEnd() throws Exception {
+        try (LogFixture f = new LogFixture(tmp, Map.of())) {
+            f.log.appendAsFollower(TestBatches.batch(3, "a", 1), 0);
+            ByteBuffer stale = TestBatches.batch(2, "c", 1);
+            RecordBatch.view(stale, 0).setBaseOffset(8);
+            assertThatThrownBy(() -> f.log.appendAsFollower(stale, 8)).isInstanceOf(LogException.class)
+                .hasMessageContaining("fetched from offset 8 cannot be appended at the log end offset 3 (they would leave a gap)");
+            assertCode(() -> f.log.appendAsFollower(TestBatches.batch(1, "d", 1), 0), ErrorCode.INVALID_RECORD);
+            assertThat(f.log.logEndOffset()).isEqualTo(3);
+
+            // Fetched from the log end, the leader's next batch may start later: compaction removed offsets 3-4.
+            ByteBuffer compacted = TestBatches.batch(2, "b", 1);
+            RecordBatch.view(compacted, 0).setBaseOffset(5);
+            f.log.appendAsFollower(compacted, 3);
+            assertThat(f.log.logEndOffset()).isEqualTo(7);
         }
     }
 

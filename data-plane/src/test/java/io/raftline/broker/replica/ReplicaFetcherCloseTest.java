@@ -100,7 +100,7 @@ class ReplicaFetcherCloseTest {
             new PartitionRegistration(List.of(1, 2), List.of(1, 2), 1, 0, 0, List.of(), List.of(), false), log, 0);
         Endpoint endpoint = Endpoint.newBuilder().setName("broker").setHost("127.0.0.1").setPort(leader.getPort()).build();
         ReplicaFetcher fetcher = new ReplicaFetcher(2, () -> 7, 1, endpoint,
-            new ReplicaFetcherManager.Settings(500, 1, 1 << 20, 10 << 20, 100, 30_000));
+            new ReplicaFetcherManager.Settings(500, 1, 1 << 20, 10 << 20, 100, 30_000), time);
         Object partitionLock = lockOf(partition);
         Thread closer = new Thread(fetcher::close, "closer");
         synchronized (partitionLock) {
@@ -116,7 +116,7 @@ class ReplicaFetcherCloseTest {
 
         assertThat(storageErrors).as("storage errors").isEmpty();
         assertThat(log.logEndOffset()).as("the response applied before the thread ended").isEqualTo(10);
-        partition.appendAsFollower(PartitionFixture.batchAt(10, 5), 15, 0);
+        partition.appendAsFollower(PartitionFixture.batchAt(10, 5), 10, 15, 0);
         assertThat(log.logEndOffset()).as("the log still takes appends").isEqualTo(15);
         assertThat(storageErrors).isEmpty();
     }
