@@ -2,14 +2,14 @@ package io.raftline.record;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.arbitrary;
+import static org.quicktheories.generators.SourceDSL.integers;
 
 import io.raftline.protocol.ErrorCode;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32C;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -38,9 +38,14 @@ class BatchValidatorTest {
         buf.putInt(RecordBatch.CRC_OFFSET, (int) crc.getValue());
     }
 
-    @Property(tries = 300, seed = "99")
-    void flippingAnyByteIsCaught(@ForAll CompressionType codec, @ForAll @IntRange(min = 0, max = 100_000) int where,
-                                 @ForAll @IntRange(min = 1, max = 255) int xor) {
+    @Test
+    void flippingAnyByteIsCaught() {
+        qt().withFixedSeed(99L).withExamples(300)
+            .forAll(arbitrary().enumValues(CompressionType.class), integers().between(0, 100_000), integers().between(1, 255))
+            .checkAssert(BatchValidatorTest::flippingAnyByteIsCaught);
+    }
+
+    private static void flippingAnyByteIsCaught(CompressionType codec, int where, int xor) {
         ByteBuffer buf = batch(codec, 5);
         int pos = where % buf.limit();
         buf.put(pos, (byte) (buf.get(pos) ^ xor));
@@ -59,8 +64,14 @@ class BatchValidatorTest {
         }
     }
 
-    @Property(tries = 100, seed = "123")
-    void cuttingTheInputAnywhereIsCorrupt(@ForAll CompressionType codec, @ForAll @IntRange(min = 1, max = 100_000) int cut) {
+    @Test
+    void cuttingTheInputAnywhereIsCorrupt() {
+        qt().withFixedSeed(123L).withExamples(100)
+            .forAll(arbitrary().enumValues(CompressionType.class), integers().between(1, 100_000))
+            .checkAssert(BatchValidatorTest::cuttingTheInputAnywhereIsCorrupt);
+    }
+
+    private static void cuttingTheInputAnywhereIsCorrupt(CompressionType codec, int cut) {
         ByteBuffer two = concat(batch(codec, 3), batch(codec, 4));
         int keep = cut % two.limit();
         if (keep == 0 || keep == RecordBatch.view(two, 0).sizeInBytes()) {

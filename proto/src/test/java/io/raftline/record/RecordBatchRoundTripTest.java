@@ -1,30 +1,48 @@
 package io.raftline.record;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.arbitrary;
+import static org.quicktheories.generators.SourceDSL.arrays;
+import static org.quicktheories.generators.SourceDSL.lists;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import io.raftline.protocol.ErrorCode;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
-import net.jqwik.api.Arbitraries;
-import net.jqwik.api.Arbitrary;
-import net.jqwik.api.Combinators;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
+import java.util.SplittableRandom;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.api.Pair;
+import org.quicktheories.core.Gen;
+import org.quicktheories.generators.Generate;
 
 /** Builder → bytes → view/iterator round trips for every codec, with nulls, empty values, headers and large values. */
 class RecordBatchRoundTripTest {
 
     /** What a test wrote, to compare with what is read back. */
     record Input(long timestamp, byte[] key, byte[] value, Header[] headers) {
+        @Override
+        public String toString() {
+            return "Input[" + timestamp + ", key " + describe(key) + ", value " + describe(value) + ", headers "
+                + (headers == null ? "null" : Arrays.toString(headers)) + "]";
+        }
+
+        private static String describe(byte[] b) {
+            return b == null ? "null" : b.length <= 16 ? HexFormat.of().formatHex(b) : b.length + " bytes " + HexFormat.of().formatHex(b, 0, 8) + "…";
+        }
     }
 
-    @Property(tries = 150, seed = "20240301")
-    void roundTripsEveryField(@ForAll CompressionType codec, @ForAll("records") List<Input> inputs,
-                              @ForAll("offsets") long baseOffset, @ForAll("producerIds") long producerId) {
+    @Test
+    void roundTripsEveryField() {
+        qt().withFixedSeed(20240301L).withExamples(150).forAll(codecs(), records(), offsets(), producerIds())
+            .checkAssert(RecordBatchRoundTripTest::roundTripsEveryField);
+    }
+
+    private static void roundTripsEveryField(CompressionType codec, List<Input> inputs, long baseOffset, long producerId) {
         RecordBatchBuilder builder = new RecordBatchBuilder(codec, TimestampType.CREATE_TIME, baseOffset, producerId,
             (short) 7, producerId < 0 ? RecordBatch.NO_SEQUENCE : 42, 256);
         long maxTimestamp = Long.MIN_VALUE;
@@ -62,9 +80,13 @@ class RecordBatchRoundTripTest {
         assertRecords(batch, inputs, baseOffset, -1);
     }
 
-    @Property(tries = 60, seed = "77")
-    void stampingOffsetAndEpochKeepsTheCrc(@ForAll CompressionType codec, @ForAll("records") List<Input> inputs,
-                                           @ForAll("offsets") long newBase) {
+    @Test
+    void stampingOffsetAndEpochKeepsTheCrc() {
+        qt().withFixedSeed(77L).withExamples(60).forAll(codecs(), records(), offsets())
+            .checkAssert(RecordBatchRoundTripTest::stampingOffsetAndEpochKeepsTheCrc);
+    }
+
+    private static void stampingOffsetAndEpochKeepsTheCrc(CompressionType codec, List<Input> inputs, long newBase) {
         ByteBuffer buf = build(codec, inputs);
         RecordBatch batch = RecordBatch.view(buf, 0);
         long crc = batch.checksum();
@@ -83,8 +105,13 @@ class RecordBatchRoundTripTest {
         assertRecords(batch, inputs, newBase, 5_000L);
     }
 
-    @Property(tries = 40, seed = "4242")
-    void manyBatchesIterateInOrder(@ForAll("batchLists") List<List<Input>> batches, @ForAll CompressionType codec) {
+    @Test
+    void manyBatchesIterateInOrder() {
+        qt().withFixedSeed(4242L).withExamples(40).forAll(batchLists(), codecs())
+            .checkAssert(RecordBatchRoundTripTest::manyBatchesIterateInOrder);
+    }
+
+    private static void manyBatchesIterateInOrder(List<List<Input>> batches, CompressionType codec) {
         List<ByteBuffer> built = new ArrayList<>();
         int total = 0;
         for (List<Input> b : batches) {
@@ -151,49 +178,81 @@ class RecordBatchRoundTripTest {
         return out;
     }
 
-    @Provide
-    Arbitrary<Long> offsets() {
-        return Arbitraries.longs().between(0, Long.MAX_VALUE / 2);
+    private static Gen<CompressionType> codecs() {
+        return arbitrary().enumValues(CompressionType.class);
     }
 
-    @Provide
-    Arbitrary<Long> producerIds() {
-        return Arbitraries.oneOf(Arbitraries.just(-1L), Arbitraries.longs().between(0, 1L << 40));
+    private static Gen<Long> offsets() {
+        return longs().between(0, Long.MAX_VALUE / 2);
     }
 
-    @Provide
-    Arbitrary<List<Input>> records() {
-        return input().list().ofMinSize(1).ofMaxSize(30);
+    private static Gen<Long> producerIds() {
+        return Generate.oneOf(Generate.constant(-1L), longs().between(0, 1L << 40));
     }
 
-    @Provide
-    Arbitrary<List<List<Input>>> batchLists() {
-        return input().list().ofMinSize(1).ofMaxSize(5).list().ofMinSize(1).ofMaxSize(6);
+    private static Gen<List<Input>> records() {
+        return listOf(input(), 1, 30);
     }
 
-    private static Arbitrary<Input> input() {
-        Arbitrary<Long> timestamps = Arbitraries.longs().between(1_600_000_000_000L, 1_800_000_000_000L);
-        Arbitrary<byte[]> keys = bytes(0, 24).injectNull(0.2);
-        Arbitrary<byte[]> small = bytes(0, 300);
-        Arbitrary<byte[]> large = bytes(40_000, 200_000);
-        Arbitrary<byte[]> values = Arbitraries.frequencyOf(
-            Tuple.of(8, small), Tuple.of(1, large)).injectNull(0.15);
-        Arbitrary<Header> header = Combinators.combine(Arbitraries.strings().ofMaxLength(12), bytes(0, 16).injectNull(0.2))
-            .as(Header::new);
-        Arbitrary<Header[]> headers = header.array(Header[].class).ofMaxSize(3).injectNull(0.3);
-        return Combinators.combine(timestamps, keys, values, headers).as(Input::new);
+    private static Gen<List<List<Input>>> batchLists() {
+        return listOf(listOf(input(), 1, 5), 1, 6);
     }
 
-    private static Arbitrary<byte[]> bytes(int min, int max) {
-        // Runs of repeated bytes make the data compressible, as real payloads usually are.
-        return Arbitraries.bytes().array(byte[].class).ofMinSize(min).ofMaxSize(max)
-            .map(b -> {
-                for (int i = 1; i < b.length; i++) {
-                    if ((b[i] & 3) != 0) {
-                        b[i] = b[i - 1];
-                    }
+    private static Gen<Input> input() {
+        Gen<Long> timestamps = longs().between(1_600_000_000_000L, 1_800_000_000_000L);
+        Gen<byte[]> keys = orNull(bytes(0, 24), 20);
+        Gen<byte[]> values = orNull(Generate.frequency(Pair.of(8, bytes(0, 300)), Pair.of(1, bytes(40_000, 200_000))), 15);
+        Gen<Header> header = strings(12).zip(orNull(bytes(0, 16), 20), Header::new);
+        Gen<Header[]> headers = orNull(arrays().ofClass(header, Header.class).withLengthBetween(0, 3), 30);
+        return timestamps.zip(keys, values, headers, Input::new);
+    }
+
+    private static <T> Gen<List<T>> listOf(Gen<T> elements, int min, int max) {
+        return lists().of(elements).ofType(lists().arrayList()).ofSizeBetween(min, max);
+    }
+
+    /** {@code null} in {@code percent} of the cases, otherwise a value of {@code gen}. */
+    private static <T> Gen<T> orNull(Gen<T> gen, int percent) {
+        Gen<Integer> dice = Generate.range(0, 99);
+        Gen<T> out = in -> dice.generate(in) < percent ? null : gen.generate(in);
+        return out.describedAs(t -> t == null ? "null" : gen.asString(t));
+    }
+
+    /**
+     * min..max bytes. The length and a seed for the contents are drawn (so a failure shrinks to shorter arrays without
+     * tracking every byte); runs of repeated bytes make the data compressible, as real payloads usually are.
+     */
+    private static Gen<byte[]> bytes(int min, int max) {
+        Gen<byte[]> gen = Generate.range(min, max).zip(longs().all(), (length, seed) -> {
+            byte[] b = new byte[length];
+            new SplittableRandom(seed).nextBytes(b);
+            for (int i = 1; i < b.length; i++) {
+                if ((b[i] & 3) != 0) {
+                    b[i] = b[i - 1];
                 }
-                return b;
-            });
+            }
+            return b;
+        });
+        return gen.describedAs(Input::describe);
+    }
+
+    /**
+     * Strings of 0..maxLength UTF-16 chars drawn from the whole Basic Multilingual Plane except surrogates, private-use
+     * characters and noncharacters (U+FDD0..U+FDEF, U+FFFE, U+FFFF).
+     */
+    private static Gen<String> strings(int maxLength) {
+        int low = 0xD800;
+        int mid = 0xFDD0 - 0xF900;
+        int high = 0xFFFE - 0xFDF0;
+        Gen<Integer> chars = Generate.range(0, low + mid + high - 1)
+            .map(i -> i < low ? i : i < low + mid ? 0xF900 + i - low : 0xFDF0 + i - low - mid);
+        Gen<Integer> lengths = Generate.range(0, maxLength);
+        return in -> {
+            char[] out = new char[lengths.generate(in)];
+            for (int i = 0; i < out.length; i++) {
+                out[i] = (char) chars.generate(in).intValue();
+            }
+            return new String(out);
+        };
     }
 }

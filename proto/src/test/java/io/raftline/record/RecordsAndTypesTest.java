@@ -2,12 +2,13 @@ package io.raftline.record;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
 import org.junit.jupiter.api.Test;
 
 /** Partial trailing batches, codec names and ids, varint encoding. */
@@ -66,8 +67,12 @@ class RecordsAndTypesTest {
         assertThatThrownBy(() -> b.append(0, null, null, null)).isInstanceOf(IllegalStateException.class);
     }
 
-    @Property(tries = 500, seed = "5")
-    void varintsRoundTrip(@ForAll int i, @ForAll long l) {
+    @Test
+    void varintsRoundTrip() {
+        qt().withFixedSeed(5L).withExamples(500).forAll(integers().all(), longs().all()).checkAssert(RecordsAndTypesTest::varintsRoundTrip);
+    }
+
+    private static void varintsRoundTrip(int i, long l) {
         byte[] buf = new byte[16];
         int end = Varints.writeVarint(i, buf, 0);
         assertThat(end).isEqualTo(Varints.sizeOfVarint(i));

@@ -459,6 +459,12 @@ public final class Log {
             }
             truncations++;
             LogSegment last = segments.lastEntry().getValue();
+            if (!removed.isEmpty()) {
+                // An older segment becomes the last one. If the log was opened after it was written, the loader read
+                // only the active segment's tail (and the recovered segments), so its end is not known yet: read it
+                // as the loader does for the active segment, or the log end would fall back to its base offset.
+                last.loadTail();
+            }
             last.truncateTo(offset);
             if (!removed.isEmpty()) {
                 last.onBecomeActive(config.segmentIndexBytes());

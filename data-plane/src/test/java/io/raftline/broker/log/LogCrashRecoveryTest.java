@@ -1,6 +1,9 @@
 package io.raftline.broker.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.integers;
 
 import io.raftline.record.Record;
 import io.raftline.record.RecordBatch;
@@ -16,13 +19,9 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.lifecycle.AfterTry;
-import net.jqwik.api.lifecycle.BeforeTry;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.quicktheories.core.Gen;
 
 /**
  * Crash tests: a log is written, its files are cut at a random byte or have a random byte flipped, and after an
@@ -31,30 +30,26 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LogCrashRecoveryTest {
 
-    private Path root;
-
-    @BeforeTry
-    void makeDir() throws IOException {
-        root = Files.createTempDirectory("crash");
-    }
-
-    @AfterTry
-    void removeDir() throws IOException {
-        try (Stream<Path> paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
-    }
-
     /** A stored batch: which segment, where, and its records (offset → value). */
     record Stored(long segmentBase, int position, int size, List<Map.Entry<Long, String>> records) {
     }
 
-    @Property(tries = 60, seed = "31337")
-    void recoveryKeepsTheValidPrefixAndNothingAfter(@ForAll @IntRange(min = 1, max = 40) int batchCount,
-                                                    @ForAll @IntRange(min = 300, max = 3000) int segmentBytes,
-                                                    @ForAll boolean flip,
-                                                    @ForAll @IntRange(min = 0, max = Integer.MAX_VALUE - 1) int where,
-                                                    @ForAll @IntRange(min = 1, max = 255) int xor) throws Exception {
+    /** The damage done to the files: flip a byte (with xor) or cut the file, at the byte where % (bytes written). */
+    record Damage(boolean flip, int where, int xor) {
+    }
+
+    /** 60 examples from a fixed seed; each example writes, damages and reopens a log in a fresh directory. */
+    @Test
+    void recoveryKeepsTheValidPrefixAndNothingAfter() {
+        Gen<Damage> damage = booleans().all().zip(integers().between(0, Integer.MAX_VALUE - 1), integers().between(1, 255), Damage::new);
+        qt().withFixedSeed(31337L).withExamples(60).withShrinkCycles(300)
+            .forAll(integers().between(1, 40), integers().between(300, 3000), damage)
+            .checkAssert((batchCount, segmentBytes, d) -> LogFixture.inFreshDirectory("crash",
+                root -> recoveryKeepsTheValidPrefixAndNothingAfter(root, batchCount, segmentBytes, d.flip(), d.where(), d.xor())));
+    }
+
+    private static void recoveryKeepsTheValidPrefixAndNothingAfter(Path root, int batchCount, int segmentBytes, boolean flip,
+                                                                   int where, int xor) throws Exception {
         try (LogFixture f = new LogFixture(root, Map.of(LogConfig.SEGMENT_BYTES, Integer.toString(segmentBytes),
             LogConfig.INDEX_INTERVAL_BYTES, "150"))) {
             for (int i = 0; i < batchCount; i++) {

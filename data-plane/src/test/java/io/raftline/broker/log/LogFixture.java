@@ -2,12 +2,16 @@ package io.raftline.broker.log;
 
 import io.raftline.common.ManualTime;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /** A log in a temp directory with a manual clock; reopened as after a clean stop or a crash. */
 final class LogFixture implements AutoCloseable {
@@ -53,5 +57,36 @@ final class LogFixture implements AutoCloseable {
         log.close();
         scheduler.shutdownNow();
         scheduler.awaitTermination(5, TimeUnit.SECONDS);
+    }
+
+    /** The body of one property example; it may throw. */
+    interface Example {
+        void run(Path root) throws Exception;
+    }
+
+    /**
+     * Runs one property example in a fresh temp directory and removes the directory afterwards, so examples never
+     * see each other's files. A checked exception fails the example (unchecked, for QuickTheories to report).
+     */
+    static void inFreshDirectory(String prefix, Example example) {
+        Path root;
+        try {
+            root = Files.createTempDirectory(prefix);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        try {
+            example.run(root);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);
+        } finally {
+            try (Stream<Path> paths = Files.walk(root)) {
+                paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
     }
 }

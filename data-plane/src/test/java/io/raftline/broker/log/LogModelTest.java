@@ -1,49 +1,35 @@
 package io.raftline.broker.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.lists;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
-import net.jqwik.api.constraints.Size;
-import net.jqwik.api.lifecycle.AfterTry;
-import net.jqwik.api.lifecycle.BeforeTry;
+import org.junit.jupiter.api.Test;
 
 /**
  * Random sequences of append / read / roll / truncate / flush / clean and unclean restart, checked after every
- * step against an in-memory model: a list of batches, each a base offset and its values.
+ * step against an in-memory model: a list of batches, each a base offset and its values. The operations are a list
+ * that QuickTheories generates from a fixed seed and shrinks on failure (shorter lists, smaller op codes).
  */
 class LogModelTest {
-
-    private Path root;
-
-    @BeforeTry
-    void makeDir() throws IOException {
-        root = Files.createTempDirectory("model");
-    }
-
-    @AfterTry
-    void removeDir() throws IOException {
-        try (Stream<Path> paths = Files.walk(root)) {
-            paths.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
-    }
 
     /** A batch in the model. */
     record ModelBatch(long base, List<String> values) {
     }
 
-    @Property(tries = 60, seed = "8675309")
-    void logBehavesLikeTheModel(@ForAll @Size(min = 1, max = 80) List<@IntRange(min = 0, max = 999) Integer> ops,
-                                @ForAll @IntRange(min = 200, max = 2000) int segmentBytes) throws Exception {
+    @Test
+    void logBehavesLikeTheModel() {
+        qt().withFixedSeed(8675309L).withExamples(60).withShrinkCycles(300)
+            .forAll(lists().of(integers().between(0, 999)).ofType(lists().arrayList()).ofSizeBetween(1, 80), integers().between(200, 2000))
+            .checkAssert((ops, segmentBytes) -> LogFixture.inFreshDirectory("model", root -> logBehavesLikeTheModel(root, ops, segmentBytes)));
+    }
+
+    private static void logBehavesLikeTheModel(Path root, List<Integer> ops, int segmentBytes) throws Exception {
         List<ModelBatch> model = new ArrayList<>();
         try (LogFixture f = new LogFixture(root, Map.of(LogConfig.SEGMENT_BYTES, Integer.toString(segmentBytes),
             LogConfig.INDEX_INTERVAL_BYTES, "100"))) {

@@ -172,6 +172,37 @@ class LogTest {
         }
     }
 
+    /**
+     * A restart reads only the active segment's tail (and the recovered ones): a truncation that removes whole
+     * segments makes an older, unread segment the last one, and the log end must then be that segment's real end.
+     */
+    @Test
+    void truncatingBackIntoASegmentTheRestartDidNotReadKeepsItsBatches() throws Exception {
+        for (boolean clean : new boolean[] {true, false}) {
+            Path dir = Files.createDirectory(tmp.resolve("clean-" + clean));
+            try (LogFixture f = new LogFixture(dir, Map.of(LogConfig.SEGMENT_BYTES, "300"))) {
+                for (int i = 0; i < 8; i++) {
+                    f.log.appendAsLeader(TestBatches.batch(2, "r" + i, i), 1);
+                }
+                List<Long> bases = List.copyOf(f.log.segments.keySet());
+                assertThat(bases).hasSizeGreaterThan(2);
+                if (clean) {
+                    f.restartClean();
+                } else {
+                    f.log.flush();
+                    f.restartUnclean(f.log.recoveryPoint()); // the segments below the recovery point are trusted, not read
+                }
+                long cut = bases.get(2);
+                f.log.truncateTo(cut);
+                assertThat(f.log.logEndOffset()).as("clean %s", clean).isEqualTo(cut);
+                assertThat(LogCrashRecoveryTest.readAll(f.log)).as("clean %s", clean).hasSize((int) cut);
+                assertThat(f.log.appendAsLeader(TestBatches.batch(1, "after", 1), 2).firstOffset()).isEqualTo(cut);
+                f.restartUnclean(0);
+                assertThat(f.log.logEndOffset()).isEqualTo(cut + 1);
+            }
+        }
+    }
+
     @Test
     void followerKeepsOffsetsAndLearnsEpochs() throws Exception {
         try (LogFixture leader = new LogFixture(tmp.resolve("l"), Map.of());

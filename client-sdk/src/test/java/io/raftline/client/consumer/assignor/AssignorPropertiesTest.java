@@ -1,6 +1,10 @@
 package io.raftline.client.consumer.assignor;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.booleans;
+import static org.quicktheories.generators.SourceDSL.integers;
+import static org.quicktheories.generators.SourceDSL.longs;
 
 import io.raftline.client.common.TopicPartition;
 import io.raftline.client.consumer.assignor.ConsumerPartitionAssignor.GroupSubscription;
@@ -13,15 +17,20 @@ import java.util.Map;
 import java.util.Set;
 import java.util.SplittableRandom;
 import java.util.TreeMap;
-import net.jqwik.api.ForAll;
-import net.jqwik.api.Property;
-import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+import org.quicktheories.QuickTheory;
 
 /**
- * Properties every assignor must have, over random groups (jqwik reports the failing seed): each subscribed partition
- * assigned once and only to a subscriber; balance; and for the sticky ones, members keep what need not move.
+ * Properties every assignor must have, over random groups (QuickTheories reports the falsifying scenario seed and
+ * member counts; each property runs from a fixed seed, so a failure replays): each subscribed partition assigned once
+ * and only to a subscriber; balance; and for the sticky ones, members keep what need not move.
  */
 class AssignorPropertiesTest {
+
+    /** 300 examples per property, each from its own fixed seed. */
+    private static QuickTheory theory(long fixedSeed) {
+        return qt().withFixedSeed(fixedSeed).withExamples(300);
+    }
 
     /** A random group: topics with 1..12 partitions, members subscribing to random non-empty subsets (or all). */
     private record Scenario(Map<String, Integer> partitions, Map<String, List<String>> topicsOf) {
@@ -99,17 +108,26 @@ class AssignorPropertiesTest {
         assertThat(max - min).isLessThanOrEqualTo(1);
     }
 
-    @Property(tries = 300)
-    void everyAssignorAssignsEachPartitionOnceToASubscriber(@ForAll long seed, @ForAll @IntRange(min = 1, max = 9) int members,
-                                                           @ForAll boolean equal) {
+    @Test
+    void everyAssignorAssignsEachPartitionOnceToASubscriber() {
+        theory(11L).forAll(longs().all(), integers().between(1, 9), booleans().all())
+            .checkAssert(AssignorPropertiesTest::everyAssignorAssignsEachPartitionOnceToASubscriber);
+    }
+
+    private static void everyAssignorAssignsEachPartitionOnceToASubscriber(long seed, int members, boolean equal) {
         Scenario s = Scenario.random(seed, members, equal);
         for (String name : List.of("range", "roundrobin", "sticky", "cooperative-sticky")) {
             assertValid(s, run(ConsumerPartitionAssignor.forName(name), s, Map.of(), -1), true);
         }
     }
 
-    @Property(tries = 300)
-    void withEqualSubscriptionsRoundRobinAndStickyAreBalanced(@ForAll long seed, @ForAll @IntRange(min = 1, max = 9) int members) {
+    @Test
+    void withEqualSubscriptionsRoundRobinAndStickyAreBalanced() {
+        theory(12L).forAll(longs().all(), integers().between(1, 9))
+            .checkAssert(AssignorPropertiesTest::withEqualSubscriptionsRoundRobinAndStickyAreBalanced);
+    }
+
+    private static void withEqualSubscriptionsRoundRobinAndStickyAreBalanced(long seed, int members) {
         Scenario s = Scenario.random(seed, members, true);
         assertSpreadAtMostOne(run(new RoundRobinAssignor(), s, Map.of(), -1));
         assertSpreadAtMostOne(run(new StickyAssignor(), s, Map.of(), -1));
@@ -122,8 +140,13 @@ class AssignorPropertiesTest {
         }
     }
 
-    @Property(tries = 300)
-    void stickyIsBalancedForAnySubscriptions(@ForAll long seed, @ForAll @IntRange(min = 1, max = 9) int members) {
+    @Test
+    void stickyIsBalancedForAnySubscriptions() {
+        theory(13L).forAll(longs().all(), integers().between(1, 9))
+            .checkAssert(AssignorPropertiesTest::stickyIsBalancedForAnySubscriptions);
+    }
+
+    private static void stickyIsBalancedForAnySubscriptions(long seed, int members) {
         Scenario s = Scenario.random(seed, members, false);
         assertNoImprovingMove(s, run(new StickyAssignor(), s, Map.of(), -1));
     }
@@ -132,9 +155,13 @@ class AssignorPropertiesTest {
      * After members join or leave, a member that stays keeps at least min(what it had, floor(P/N)) of its partitions,
      * and the result is valid and balanced, starting from a random (valid) previous assignment.
      */
-    @Property(tries = 300)
-    void stickyMembersKeepWhatNeedNotMove(@ForAll long seed, @ForAll @IntRange(min = 1, max = 8) int before,
-                                         @ForAll @IntRange(min = 1, max = 8) int after) {
+    @Test
+    void stickyMembersKeepWhatNeedNotMove() {
+        theory(14L).forAll(longs().all(), integers().between(1, 8), integers().between(1, 8))
+            .checkAssert(AssignorPropertiesTest::stickyMembersKeepWhatNeedNotMove);
+    }
+
+    private static void stickyMembersKeepWhatNeedNotMove(long seed, int before, int after) {
         Scenario old = Scenario.random(seed, before, true);
         Map<String, List<TopicPartition>> previous = run(new RoundRobinAssignor(), old, Map.of(), -1);
         Scenario now = Scenario.random(seed, after, true);
@@ -162,10 +189,13 @@ class AssignorPropertiesTest {
      * rejoin owning their share; with equal subscriptions the second round completes the assignment, otherwise a few
      * rounds do.
      */
-    @Property(tries = 300)
-    void cooperativeStickyNeverHandsAnOwnedPartitionToSomeoneElse(@ForAll long seed, @ForAll @IntRange(min = 1, max = 8) int before,
-                                                                  @ForAll @IntRange(min = 1, max = 8) int after,
-                                                                  @ForAll boolean equal) {
+    @Test
+    void cooperativeStickyNeverHandsAnOwnedPartitionToSomeoneElse() {
+        theory(15L).forAll(longs().all(), integers().between(1, 8), integers().between(1, 8), booleans().all())
+            .checkAssert(AssignorPropertiesTest::cooperativeStickyNeverHandsAnOwnedPartitionToSomeoneElse);
+    }
+
+    private static void cooperativeStickyNeverHandsAnOwnedPartitionToSomeoneElse(long seed, int before, int after, boolean equal) {
         Scenario old = Scenario.random(seed, before, equal);
         Map<String, List<TopicPartition>> previous = run(new CooperativeStickyAssignor(), old, Map.of(), -1);
         Scenario now = Scenario.random(seed, after, equal);
