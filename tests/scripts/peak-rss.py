@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Runs a command (typically ../shared/tools/side-by-side.sh WORKLOAD ...) and reports the peak resident set size
+"""Runs a command (typically tests/scripts/side-by-side.py WORKLOAD ...) and reports the peak resident set size
 (VmHWM from /proc/<pid>/status) of every Kafka broker and Raftline node JVM that started while it ran.
 
     tests/scripts/peak-rss.py [--interval-ms 200] -- COMMAND ARGS...

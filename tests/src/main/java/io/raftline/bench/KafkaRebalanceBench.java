@@ -33,8 +33,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  *
  * <p>Run: {@code java -cp <tests classpath>:<kafka libs>/* io.raftline.bench.KafkaRebalanceBench [bootstrap|-] [members]
  * [partitions] [rounds]}. With {@code -} it starts a 3-node KRaft cluster of its own (every node broker+controller, the
- * stock {@code server.properties} values as {@code kafka-bench.sh} writes them, -Xmx512m) from the jars that
- * {@code kafka-bench.sh fetch} puts in {@code $RAFTLINE_BENCH_CACHE/kafka-4.4.0/libs} (default
+ * stock {@code server.properties} values as {@code tests/scripts/side-by-side.py} writes them, -Xmx512m) from the jars
+ * that {@code tests/scripts/side-by-side.py fetch} puts in {@code $RAFTLINE_BENCH_CACHE/kafka-4.4.0/libs} (default
  * {@code ~/.cache/raftline-bench}), on free ports in a temporary directory, and stops and deletes it at the end.
  * kafka-clients is a {@code provided} dependency of this module: on the build's classpath only.
  */
@@ -77,7 +77,7 @@ public final class KafkaRebalanceBench {
             Path kdir = Path.of(cache, "kafka-4.4.0");
             Path libs = kdir.resolve("libs");
             if (!Files.isRegularFile(libs.resolve("kafka-clients-4.4.0.jar"))) {
-                throw new IllegalStateException("no Kafka 4.4.0 jars in " + libs + ": run ../shared/tools/kafka-bench.sh fetch first");
+                throw new IllegalStateException("no Kafka 4.4.0 jars in " + libs + ": run tests/scripts/side-by-side.py fetch first");
             }
             dir = Files.createTempDirectory("kafka-rebalance-bench-");
             int[] ports = freePorts(2 * n);

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The long-running and state-changing commands against one real 3-node cluster (node processes; the CLI in-process):
  * reassignment with a plan file (execute, verify while a replica is still catching up, cancel, complete), preferred
  * and unclean leader elections, configs of topics and brokers, the describe filters, perf, the exact JSON shapes of
- * ../shared/CLI.md, aligned tables, and the error paths with their exit codes.
+ * the CLI contract (CLI.md), aligned tables, and the error paths with their exit codes.
  */
 @Timeout(600)
 class CliOperationsIT {

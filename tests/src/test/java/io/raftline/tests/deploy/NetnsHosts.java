@@ -15,8 +15,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
- * Separate "hosts" on this machine: network namespaces made by {@code ../shared/tools/netns-cluster.sh}
- * (rl-n1..N at 10.77.0.11+), each with its own sshd, so the deploy tooling reaches them over ssh as it would
+ * Separate "hosts" on this machine: network namespaces made by the repository's {@code tests/scripts/netns-hosts.sh}
+ * (rl-n1..N at 10.77.0.11+ on a bridge with no way out), each with its own sshd, so the deploy tooling reaches them over ssh as it would
  * reach VMs. The namespaces share this machine's filesystem, so each host gets its own root directory
  * ({@code raftline_root}) under the test's work directory.
  *
@@ -72,7 +72,7 @@ final class NetnsHosts implements AutoCloseable {
     }
 
     static Path helperPath(Path repoRoot) {
-        return repoRoot.resolve("../shared/tools/netns-cluster.sh").normalize();
+        return repoRoot.resolve("tests/scripts/netns-hosts.sh");
     }
 
     /**
@@ -151,7 +151,7 @@ final class NetnsHosts implements AutoCloseable {
     private void up() throws IOException, InterruptedException {
         // A previous run killed hard may have left namespaces behind: start from nothing.
         helper(Duration.ofMinutes(1), "down");
-        check(helper(Duration.ofMinutes(2), "up", Integer.toString(count)), "netns-cluster.sh up");
+        check(helper(Duration.ofMinutes(2), "up", Integer.toString(count)), "netns-hosts.sh up");
         Files.createDirectories(Path.of("/run/sshd"));
         check(exec(Duration.ofSeconds(30), List.of("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f",
             key().toString()), null), "ssh-keygen (client key)");

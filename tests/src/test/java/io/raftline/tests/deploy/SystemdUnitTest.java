@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -14,7 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * raftline.service as the deploy tooling installs it (its paths replaced by a host's, the release installed
  * under them) passes {@code systemd-analyze verify}; and the process manager the namespace tests use,
  * raftline-node.sh, runs the node with the unit's ExecStart command line and environment file, and the unit
- * stops it with that script's controlled stop.
+ * stops it with that script's controlled stop; and every document its {@code Documentation=} names is in the release.
  */
 class SystemdUnitTest {
 
@@ -70,5 +71,19 @@ class SystemdUnitTest {
         String script = Files.readString(NetnsHosts.repoRoot().resolve("deploy/src/dist/systemd/raftline-node.sh"));
         // The same command line (bin/raftline of the release, server --config CONFIG) and the same env file, sourced.
         assertThat(script).contains("\"$home/bin/raftline\" server --config \"$config\"").contains(". \"$env_file\"");
+    }
+
+    @Test
+    void theDocumentationItNamesIsInTheRelease() throws Exception {
+        String line = unit().lines().filter(l -> l.startsWith("Documentation=")).findFirst().orElseThrow();
+        List<String> uris = Arrays.asList(line.substring("Documentation=".length()).trim().split("\\s+"));
+        assertThat(uris).isNotEmpty().allSatisfy(uri -> assertThat(uri).startsWith("file:/opt/raftline/current/"));
+        Path dist = dist();
+        Assumptions.assumeTrue(Files.isExecutable(dist.resolve("bin/raftline")), "no unpacked distribution at " + dist);
+        for (String uri : uris) {
+            Path doc = dist.resolve(uri.substring("file:/opt/raftline/current/".length()));
+            assertThat(doc).as(uri + " in the release").isRegularFile();
+            assertThat(Files.readString(doc)).as(uri).startsWith("# ");
+        }
     }
 }

@@ -12,7 +12,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -20,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The distribution end to end, as a user runs it: {@code bin/raftline dev --nodes 1} as a real process, then
  * {@code bin/raftline topics create}, {@code produce --report-acks} fed on stdin and {@code consume --from-beginning}
- * as real processes over real sockets, then SIGTERM stops the cluster cleanly.
+ * as real processes over real sockets, then SIGTERM stops the cluster cleanly. And the tarball carries the project's
+ * README, LICENSE (Apache License 2.0) and NOTICE, whose list of bundled jars is exactly lib/'s third-party jars.
  */
 @Timeout(300)
 class DistributionIT {
@@ -31,6 +36,11 @@ class DistributionIT {
     private static Path raftline() {
         Path dist = Path.of(System.getProperty("raftline.dist", "../deploy/target/raftline-0.1.0-SNAPSHOT"));
         return dist.resolve("bin/raftline").toAbsolutePath();
+    }
+
+    private static Path distDir() {
+        return Path.of(System.getProperty("raftline.dist", "../deploy/target/raftline-0.1.0-SNAPSHOT")).toAbsolutePath()
+            .normalize();
     }
 
     private record Run(int code, String out, String err) {
@@ -93,5 +103,45 @@ class DistributionIT {
             assertThat(exited).as("dev stops within 30 s of SIGTERM").isTrue();
         }
         assertThat(dev.exitValue()).isZero();
+    }
+
+    @Test
+    void theTarballCarriesReadmeLicenseAndANoticeOfEveryBundledJar() throws Exception {
+        Path dist = distDir();
+        Path tarball = dist.resolveSibling(dist.getFileName() + ".tar.gz");
+        assertThat(tarball).isRegularFile();
+        Process tar = new ProcessBuilder("tar", "-tzf", tarball.toString()).redirectErrorStream(true).start();
+        List<String> entries = new String(tar.getInputStream().readAllBytes(), StandardCharsets.UTF_8).lines().toList();
+        assertThat(tar.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(tar.exitValue()).as(String.join("\n", entries)).isZero();
+        String top = dist.getFileName() + "/";
+        assertThat(entries).contains(top + "README.md", top + "LICENSE", top + "NOTICE", top + "deploy/README.md",
+            top + "bin/raftline");
+
+        // The repository's own files, the same in the unpacked copy beside the tarball.
+        Path repo = Path.of("..").toAbsolutePath().normalize();
+        for (String f : List.of("README.md", "LICENSE", "NOTICE")) {
+            assertThat(dist.resolve(f)).as(f).hasSameTextualContentAs(repo.resolve(f));
+        }
+        assertThat(dist.resolve("deploy/README.md")).hasSameTextualContentAs(repo.resolve("deploy/README.md"));
+        String license = Files.readString(dist.resolve("LICENSE"));
+        assertThat(license).contains("Apache License", "Version 2.0, January 2004",
+            "TERMS AND CONDITIONS FOR USE, REPRODUCTION, AND DISTRIBUTION", "END OF TERMS AND CONDITIONS");
+
+        // NOTICE names every third-party jar of lib/, and no other.
+        Set<String> bundled = new TreeSet<>();
+        for (String e : entries) {
+            String name = e.substring(e.lastIndexOf('/') + 1);
+            if (e.startsWith(top + "lib/") && name.endsWith(".jar") && !name.startsWith("raftline-")) {
+                bundled.add(name);
+            }
+        }
+        assertThat(bundled).isNotEmpty();
+        Set<String> listed = new TreeSet<>();
+        Matcher m = Pattern.compile("(?m)^  (\\S+\\.jar)\\s").matcher(Files.readString(dist.resolve("NOTICE")));
+        while (m.find()) {
+            listed.add(m.group(1));
+        }
+        assertThat(listed).as("the jars NOTICE lists (update NOTICE when a dependency changes)").isEqualTo(bundled);
     }
 }

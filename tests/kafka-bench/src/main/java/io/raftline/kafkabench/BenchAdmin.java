@@ -1,0 +1,205 @@
+package io.raftline.kafkabench;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartitionInfo;
+
+/**
+ * The Admin-API steps of the Kafka side of tests/scripts/side-by-side.py. Each mode prints one JSON line on stdout
+ * and exits 0, or 1 when it failed, or 2 when its condition did not hold in time. Conditions are polled every 50 ms.
+ *
+ * <pre>
+ * ready        BOOTSTRAP NODES TIMEOUT_MS                   NODES brokers registered and a quorum leader
+ * create       BOOTSTRAP TOPIC PARTITIONS RF TIMEOUT_MS [K=V...]
+ *                                                           create a topic; wait for a leader and a full ISR everywhere
+ * create-seq   BOOTSTRAP PREFIX COUNT PARTITIONS RF         COUNT createTopics calls in a row, one topic each, each
+ *                                                           awaited: topicsPerSec and the per-call latencies
+ * victim       BOOTSTRAP TOPIC controller|leader-not-controller
+ *                                                           the node a failover run kills: the active controller, or
+ *                                                           the leader of the lowest partition not led by it
+ * wait-leaders BOOTSTRAP TOPIC NODE T0_EPOCH_MS TIMEOUT_MS  until every partition has a leader other than NODE
+ * wait-isr     BOOTSTRAP TOPIC NODE T0_EPOCH_MS TIMEOUT_MS  until NODE is in every partition's ISR
+ * </pre>
+ *
+ * The two wait modes report {@code ms}, the time from T0 until the condition held.
+ */
+public final class BenchAdmin {
+
+    private BenchAdmin() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length < 2) {
+            System.err.println("usage: BenchAdmin MODE BOOTSTRAP ...");
+            System.exit(1);
+        }
+        String mode = args[0];
+        try (Admin admin = admin(args[1])) {
+            switch (mode) {
+                case "ready" -> ready(admin, Integer.parseInt(args[2]), Long.parseLong(args[3]));
+                case "create" -> create(admin, args[2], Integer.parseInt(args[3]), Short.parseShort(args[4]),
+                    Long.parseLong(args[5]), Arrays.copyOfRange(args, 6, args.length));
+                case "create-seq" -> createSequence(admin, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
+                    Short.parseShort(args[5]));
+                case "victim" -> victim(admin, args[2], args[3]);
+                case "wait-leaders", "wait-isr" -> waitFor(admin, mode.equals("wait-leaders"), args[2],
+                    Integer.parseInt(args[3]), Long.parseLong(args[4]), Long.parseLong(args[5]));
+                default -> {
+                    System.err.println("BenchAdmin: unknown mode " + mode);
+                    System.exit(1);
+                }
+            }
+        }
+    }
+
+    private static Admin admin(String bootstrap) {
+        Properties p = new Properties();
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
+        p.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
+        p.put(AdminClientConfig.RETRY_BACKOFF_MS_CONFIG, "20");
+        p.put(AdminClientConfig.RETRY_BACKOFF_MAX_MS_CONFIG, "100");
+        p.put(AdminClientConfig.METADATA_MAX_AGE_CONFIG, "500");
+        return Admin.create(p);
+    }
+
+    private static void ready(Admin admin, int nodes, long timeoutMs) throws Exception {
+        long t0 = System.currentTimeMillis();
+        poll(timeoutMs, () -> {
+            int brokers = admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).size();
+            int controller = controller(admin);
+            return brokers >= nodes && controller >= 0
+                ? "{\"brokers\":" + brokers + ",\"controller\":" + controller + ",\"ms\":" + (System.currentTimeMillis() - t0) + "}"
+                : null;
+        });
+    }
+
+    private static void create(Admin admin, String topic, int partitions, short rf, long timeoutMs, String[] configs)
+        throws Exception {
+        Map<String, String> cfg = new HashMap<>();
+        for (String kv : configs) {
+            int eq = kv.indexOf('=');
+            cfg.put(kv.substring(0, eq), kv.substring(eq + 1));
+        }
+        long t0 = System.currentTimeMillis();
+        admin.createTopics(List.of(new NewTopic(topic, partitions, rf).configs(cfg))).all().get(timeoutMs, TimeUnit.MILLISECONDS);
+        poll(timeoutMs, () -> {
+            List<TopicPartitionInfo> ps = partitions(admin, topic);
+            boolean full = ps.size() == partitions && ps.stream().allMatch(p -> leader(p) >= 0 && p.isr().size() == rf);
+            return full ? "{\"topic\":\"" + topic + "\",\"ms\":" + (System.currentTimeMillis() - t0) + "}" : null;
+        });
+    }
+
+    private static void createSequence(Admin admin, String prefix, int count, int partitions, short rf) throws Exception {
+        admin.listTopics().names().get(10, TimeUnit.SECONDS); // connected, with metadata, before the clock starts
+        long[] callNs = new long[count];
+        long start = System.nanoTime();
+        for (int i = 0; i < count; i++) {
+            long s = System.nanoTime();
+            admin.createTopics(List.of(new NewTopic(prefix + i, partitions, rf))).all().get(60, TimeUnit.SECONDS);
+            callNs[i] = System.nanoTime() - s;
+        }
+        double seconds = (System.nanoTime() - start) / 1e9;
+        Arrays.sort(callNs);
+        System.out.printf(Locale.ROOT, "{\"topics\":%d,\"partitions\":%d,\"replicationFactor\":%d,\"elapsedMs\":%.1f,"
+                + "\"topicsPerSec\":%.2f,\"perCallMs\":{\"avg\":%.2f,\"p50\":%.2f,\"p99\":%.2f,\"max\":%.2f}}%n",
+            count, partitions, rf, seconds * 1000, count / seconds, Arrays.stream(callNs).average().orElse(0) / 1e6,
+            quantileMs(callNs, 0.5), quantileMs(callNs, 0.99), callNs[count - 1] / 1e6);
+    }
+
+    private static void victim(Admin admin, String topic, String policy) throws Exception {
+        int controller = controller(admin);
+        List<TopicPartitionInfo> ps = partitions(admin, topic);
+        int victim = -1;
+        if (policy.equals("controller")) {
+            victim = controller;
+        } else {
+            for (TopicPartitionInfo p : ps) {
+                if (leader(p) >= 0 && leader(p) != controller) {
+                    victim = leader(p);
+                    break;
+                }
+            }
+        }
+        if (victim < 0) {
+            System.out.println("{\"error\":\"no node to kill for policy " + policy + "\"}");
+            System.exit(1);
+        }
+        List<String> leaders = new ArrayList<>();
+        int leads = 0;
+        for (TopicPartitionInfo p : ps) {
+            leaders.add(Integer.toString(leader(p)));
+            leads += leader(p) == victim ? 1 : 0;
+        }
+        System.out.println("{\"victim\":" + victim + ",\"controller\":" + controller + ",\"victimLeads\":" + leads
+            + ",\"leaders\":[" + String.join(",", leaders) + "]}");
+    }
+
+    private static void waitFor(Admin admin, boolean leaders, String topic, int node, long t0, long timeoutMs)
+        throws Exception {
+        poll(timeoutMs, () -> {
+            for (TopicPartitionInfo p : partitions(admin, topic)) {
+                boolean holds = leaders ? leader(p) >= 0 && leader(p) != node : p.isr().stream().anyMatch(n -> n.id() == node);
+                if (!holds) {
+                    return null;
+                }
+            }
+            long ms = System.currentTimeMillis() - t0;
+            return leaders ? "{\"ms\":" + ms + ",\"controller\":" + controller(admin) + "}" : "{\"ms\":" + ms + "}";
+        });
+    }
+
+    /** Polls until the check returns its JSON line (printed); a check that throws is retried (a node is down). */
+    private static void poll(long timeoutMs, Callable<String> check) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + timeoutMs;
+        Exception last = null;
+        while (System.currentTimeMillis() < deadline) {
+            try {
+                String line = check.call();
+                if (line != null) {
+                    System.out.println(line);
+                    return;
+                }
+            } catch (Exception e) {
+                last = e;
+            }
+            Thread.sleep(50);
+        }
+        String why = last == null ? "" : last.toString().replace('"', '\'').replace('\\', '/');
+        System.out.println("{\"timeout\":true,\"timeoutMs\":" + timeoutMs + ",\"last\":\"" + why + "\"}");
+        System.exit(2);
+    }
+
+    private static List<TopicPartitionInfo> partitions(Admin admin, String topic) throws Exception {
+        List<TopicPartitionInfo> ps = new ArrayList<>(
+            admin.describeTopics(List.of(topic)).allTopicNames().get(5, TimeUnit.SECONDS).get(topic).partitions());
+        ps.sort(Comparator.comparingInt(TopicPartitionInfo::partition));
+        return ps;
+    }
+
+    private static int leader(TopicPartitionInfo p) {
+        Node n = p.leader();
+        return n == null || n.isEmpty() ? -1 : n.id();
+    }
+
+    private static int controller(Admin admin) throws Exception {
+        return admin.describeMetadataQuorum().quorumInfo().get(5, TimeUnit.SECONDS).leaderId();
+    }
+
+    private static double quantileMs(long[] sortedNs, double q) {
+        int i = (int) Math.ceil(sortedNs.length * q) - 1;
+        return sortedNs[Math.max(0, Math.min(sortedNs.length - 1, i))] / 1e6;
+    }
+}
