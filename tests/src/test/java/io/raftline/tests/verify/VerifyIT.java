@@ -26,7 +26,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * {@code raftline verify} against one real 3-node cluster (node processes; the CLI in-process): a healthy run finds no
- * anomaly and prints the JSON document of the CLI contract (docs: `raftline verify --help`); a run during which the test kills -9 a partition leader
+ * anomaly and prints the JSON document of the CLI contract; a run during which the test kills -9 a partition leader
  * (and restarts it), logging the fault as a fault injector would, still finds no anomaly and reports the
  * unavailability of that fault's window.
  */

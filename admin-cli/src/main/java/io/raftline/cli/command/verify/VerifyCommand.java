@@ -39,7 +39,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code raftline verify}: runs a checked workload against a cluster and says whether it kept its promises (contract:
- * the CLI contract (docs: `raftline verify --help`), "Checking a cluster"). Creates its topics, runs idempotent acks=all producers and a consumer group
+ * the CLI contract, "Checking a cluster"). Creates its topics, runs idempotent acks=all producers and a consumer group
  * for {@code --duration}, waits for the cluster to heal, reads every partition from the start, checks the recorded
  * history ({@link Checker}) and writes {@code report.md}. Exit 0 when no safety anomaly was found, 1 when one was or
  * the run could not complete.

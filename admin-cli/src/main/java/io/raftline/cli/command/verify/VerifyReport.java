@@ -14,7 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The three renderings of a verdict: the JSON document of the CLI contract (docs: `raftline verify --help`), the console table, and report.md. */
+/** The three renderings of a verdict: the JSON document of the CLI contract, the console table, and report.md. */
 final class VerifyReport {
 
     private VerifyReport() {
