@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 
-/** The JSON documents the CLI prints: one per command, field names as ../shared CLI.md fixes them. */
+/** The JSON documents the CLI prints: one per command, field names as the CLI contract fixes them. */
 public final class Json {
 
     public static final ObjectMapper MAPPER = new ObjectMapper().disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The habits of Kafka's tools (../shared CLI.md, "Parity with Kafka's tools") against one real 3-node cluster, the
+ * The habits of Kafka's tools (the CLI contract's "Parity with Kafka's tools") against one real 3-node cluster, the
  * CLI in-process: kafka-topics' --if-not-exists, --if-exists and --replica-assignment; kafka-configs' bracketed
  * lists; kafka-consumer-groups' reset-offsets scopes, targets, --export and --from-file, and describe --members /
  * --state; the console producer's and consumer's --property keys, --formatter json and --value-format; and

@@ -26,7 +26,7 @@ class DeployOnHostsSmokeIT {
 
     @Test
     void deployThreeCombinedNodesAndProduceAcrossHosts() throws Exception {
-        Optional<String> missing = NetnsHosts.missingPrerequisite(false);
+        Optional<String> missing = NetnsHosts.missingPrerequisite(true);
         if (missing.isPresent()) {
             System.out.println("DeployOnHostsSmokeIT skipped: " + missing.get());
         }

@@ -30,7 +30,7 @@ class DeployWithSshScriptIT {
 
     @Test
     void deployRollingRestartAndStopWithTheSshScript() throws Exception {
-        Optional<String> missing = NetnsHosts.missingPrerequisite(false);
+        Optional<String> missing = NetnsHosts.missingPrerequisite(true);
         if (missing.isPresent()) {
             System.out.println("DeployWithSshScriptIT skipped: " + missing.get());
         }
