@@ -56,6 +56,9 @@ public final class QuorumCommand {
                 table.row(v.replicaId() + (v.replicaId() == info.leaderId() ? " (leader)" : ""), v.endpoint(), v.lagEntries(),
                     v.lastContactMs());
             }
+            for (QuorumInfo.ReplicaState o : info.observers()) {
+                table.row(o.replicaId() + " (observer)", o.endpoint(), o.lagEntries(), o.lastContactMs());
+            }
             table.print(out);
             return 0;
         }
@@ -96,7 +99,11 @@ public final class QuorumCommand {
         }
     }
 
-    @Command(name = "remove-voter", mixinStandardHelpOptions = true, description = "Removes a voter from the metadata quorum.",
+    @Command(name = "remove-voter", mixinStandardHelpOptions = true,
+        description = {"Removes a voter from the metadata quorum.",
+            "The node stops voting and stays on as an observer that keeps receiving the metadata (as a voter removed"
+                + " from a KRaft quorum goes on as an observer); `add-voter` makes it a voter again. Run remove-voter"
+                + " for an observer to drop it from the configuration altogether (a decommissioned node)."},
         footer = {"", "Example:", "  raftline quorum remove-voter --id 4"})
     static final class RemoveVoter implements Callable<Integer> {
         @Mixin
@@ -108,10 +115,15 @@ public final class QuorumCommand {
 
         @Override
         public Integer call() {
+            boolean wasVoter;
             try (Admin admin = options.admin()) {
+                wasVoter = Futures.get(admin.describeMetadataQuorum().quorumInfo()).voters().stream()
+                    .anyMatch(v -> v.replicaId() == id);
                 Futures.get(admin.removeMetadataVoter(id));
             }
-            done(spec, options, "Removed voter " + id + " from the quorum.", Json.object().put("ok", true).put("removed", id));
+            done(spec, options, wasVoter ? "Node " + id + " no longer votes; it stays on as an observer."
+                    : "Removed observer " + id + " from the quorum.",
+                Json.object().put("ok", true).put("removed", id).put("observer", wasVoter));
             return 0;
         }
     }

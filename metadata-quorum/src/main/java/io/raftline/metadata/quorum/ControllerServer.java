@@ -47,7 +47,6 @@ import io.raftline.protocol.controller.RemoveVoterResponse;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -273,29 +272,17 @@ public final class ControllerServer implements Closeable {
             membership(obs, () -> {
                 InetSocketAddress addr = parseHostPort(req.getEndpoint());
                 RaftPeer peer = QuorumServer.peer(req.getId(), addr);
-                List<RaftPeer> voters = new ArrayList<>(quorum.voters());
-                List<RaftPeer> listeners = new ArrayList<>(quorum.listeners());
-                voters.removeIf(p -> p.getId().equals(peer.getId()));
-                listeners.removeIf(p -> p.getId().equals(peer.getId()));
-                (req.getAsListener() ? listeners : voters).add(peer);
-                quorum.setConfiguration(voters, listeners);
+                QuorumMembership.Change change = QuorumMembership.add(quorum.voters(), quorum.listeners(), peer,
+                    req.getAsListener());
+                quorum.setConfiguration(change.voters(), change.listeners());
             }, e -> AddVoterResponse.newBuilder().setError(e).setController(hint()).build());
         }
 
         @Override
         public void removeVoter(RemoveVoterRequest req, StreamObserver<RemoveVoterResponse> obs) {
             membership(obs, () -> {
-                List<RaftPeer> voters = new ArrayList<>(quorum.voters());
-                List<RaftPeer> listeners = new ArrayList<>(quorum.listeners());
-                boolean removed = voters.removeIf(p -> QuorumServer.nodeIdOf(p.getId()) == req.getId())
-                    | listeners.removeIf(p -> QuorumServer.nodeIdOf(p.getId()) == req.getId());
-                if (!removed) {
-                    throw new IllegalArgumentException("node " + req.getId() + " is not in the quorum");
-                }
-                if (voters.isEmpty()) {
-                    throw new IllegalArgumentException("cannot remove the last voter");
-                }
-                quorum.setConfiguration(voters, listeners);
+                QuorumMembership.Change change = QuorumMembership.remove(quorum.voters(), quorum.listeners(), req.getId());
+                quorum.setConfiguration(change.voters(), change.listeners());
             }, e -> RemoveVoterResponse.newBuilder().setError(e).setController(hint()).build());
         }
 

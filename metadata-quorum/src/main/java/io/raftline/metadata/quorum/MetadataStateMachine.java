@@ -18,6 +18,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -260,6 +261,20 @@ public final class MetadataStateMachine extends BaseStateMachine {
     /** How many times this node has seen the quorum elect a leader (a new term's leader becoming known). */
     public long leaderChanges() {
         return leaderChanges.get();
+    }
+
+    /**
+     * Ratis closes a division by itself when it finds, at an election timeout, that it is in no list of the
+     * configuration (dropped by an earlier {@code remove-voter} of an observer, or a stale member the voters refuse):
+     * the node's metadata stops here, so say so once, plainly.
+     */
+    @Override
+    public void notifyServerShutdown(RoleInfoProto roleInfo, boolean allServer) {
+        if (!allServer) {
+            LOG.warn("this node is no longer in the metadata quorum's configuration and its quorum server has stopped;"
+                + " restart it, then `raftline quorum add-voter` adds it back (or shut it down if it was"
+                + " decommissioned)");
+        }
     }
 
     @Override
