@@ -29,6 +29,7 @@ import io.raftline.metadata.client.BrokerLifecycleManager;
 import io.raftline.metadata.client.BrokerMetadataClient;
 import io.raftline.metadata.image.MetadataDelta;
 import io.raftline.metadata.image.MetadataImage;
+import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
 import io.raftline.protocol.broker.ProduceRequest;
 import io.raftline.protocol.metadata.Endpoint;
@@ -74,6 +75,13 @@ public final class BrokerServer implements AutoCloseable {
     private ExecutorGroupScheduler groupScheduler;
     private ExecutorService groupLoader;
     private volatile boolean caughtUp;
+    /**
+     * The linearizable metadata read point (Ratis ReadIndex, through the quorum leader) the image must reach before
+     * this broker counts itself caught up; -1 until one is obtained. Guarded by {@link #metadataLock}.
+     */
+    private long catchUpTarget = -1;
+    private boolean readPointInFlight;
+    private boolean warnedNoReadPoint;
     /** What metadata reads and forwarded admin writes are answered from (published before the replicas apply it). */
     private final ServedImage servedImage = new ServedImage();
     /** The image the replicas have applied (behind {@link #servedImage} while a change is being applied). */
@@ -256,9 +264,17 @@ public final class BrokerServer implements AutoCloseable {
         }
     }
 
+    /**
+     * Caught up once the image reaches a linearizable read point. Not the commit index of the quorum node streamed
+     * from: a node restarted apart from the majority reports its own stale one (its snapshot's index), and a broker
+     * that took it would apply a stale image (issue 20, defect 2: MinorityRestartIT).
+     */
     private void maybeCatchUp(MetadataImage image) {
-        long commit = metadata.follower().quorumCommitIndex();
-        if (commit <= 0 || image.index() < commit) {
+        if (catchUpTarget < 0) {
+            requestReadPoint();
+            return;
+        }
+        if (image.index() < catchUpTarget) {
             return;
         }
         caughtUp = true;
@@ -270,6 +286,28 @@ public final class BrokerServer implements AutoCloseable {
         replicaManager.applyDelta(everything, image);
         appliedImage.publish(image);
         servedImage.publish(image);
+    }
+
+    /** Under {@link #metadataLock}: asks any quorum node for a read point, one request at a time. */
+    private void requestReadPoint() {
+        if (readPointInFlight || closing) {
+            return;
+        }
+        readPointInFlight = true;
+        metadata.channel().readIndex().whenComplete((response, err) -> {
+            synchronized (metadataLock) {
+                readPointInFlight = false;
+                if (err == null && response.getError().getCode() == ErrorCode.NONE) {
+                    catchUpTarget = Math.max(1, response.getIndex());
+                    return;
+                }
+                if (!warnedNoReadPoint) {
+                    warnedNoReadPoint = true;
+                    LOG.warn("broker {}: no linearizable metadata read point yet ({}); not serving until a quorum majority"
+                        + " answers", config.nodeId(), err != null ? err.toString() : response.getError().getMessage());
+                }
+            }
+        });
     }
 
     /** Null when ready: caught up with the metadata and unfenced; otherwise why not. */
