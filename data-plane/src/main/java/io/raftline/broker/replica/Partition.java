@@ -651,7 +651,9 @@ public final class Partition {
             }
             if (offset < log.logEndOffset()) {
                 log.truncateTo(offset);
-                producerState.truncateTo(offset);
+                // Reloaded, as Kafka does, not trimmed: a producer whose retained batches were all cut still has
+                // older batches in the log, and forgetting it would refuse its next batch as out of order.
+                loadProducerState(log);
                 setHighWatermarkLocked(Math.min(highWatermark, offset));
             }
         }

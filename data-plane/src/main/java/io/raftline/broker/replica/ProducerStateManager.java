@@ -5,7 +5,6 @@ import io.raftline.record.RecordBatch;
 import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.zip.CRC32C;
 
@@ -107,18 +106,6 @@ public final class ProducerStateManager {
             batch.maxTimestamp()));
         while (entry.batches.size() > RETAINED_BATCHES) {
             entry.batches.removeFirst();
-        }
-    }
-
-    /** Forgets batches at or above {@code offset} (the log was truncated there). */
-    public void truncateTo(long offset) {
-        Iterator<Map.Entry<Long, ProducerEntry>> it = producers.entrySet().iterator();
-        while (it.hasNext()) {
-            ProducerEntry entry = it.next().getValue();
-            entry.batches.removeIf(b -> b.lastOffset() >= offset);
-            if (entry.batches.isEmpty()) {
-                it.remove();
-            }
         }
     }
 

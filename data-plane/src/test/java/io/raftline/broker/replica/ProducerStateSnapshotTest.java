@@ -176,4 +176,33 @@ class ProducerStateSnapshotTest {
         p.truncateTo(older - 2, 1);
         assertThat(snapshots()).allMatch(f -> Long.parseLong(f.getFileName().toString().substring(0, 20)) <= older - 2);
     }
+
+    /**
+     * Issue 20, defect 9: a follower truncation that removes every batch the producer state retained for a producer
+     * must not forget the producer; its older batches are still in the log. Before the fix the entry was dropped, and
+     * once this replica led, the producer's next batch was refused as OUT_OF_ORDER_SEQUENCE (a fatal error for an
+     * idempotent producer). Kafka reloads the state from a snapshot and the log after a truncation; so does this.
+     */
+    @Test
+    void aTruncationBelowEveryRetainedBatchKeepsTheProducersSequence() throws Exception {
+        long[] replayed = new long[1];
+        Partition p = load(false, replayed);
+        int batches = ProducerStateManager.RETAINED_BATCHES * 2;
+        for (int i = 0; i < batches; i++) {
+            p.appendAsLeader(idempotent(i * 2, 2), 1);
+        }
+        long cut = (long) (batches - ProducerStateManager.RETAINED_BATCHES) * 2;
+        p.makeFollower(TOPIC_ID, new PartitionRegistration(List.of(1, 2), List.of(1, 2), 2, 1, 1, List.of(), List.of(), false),
+            log, 0);
+        p.truncateTo(cut, 1);
+        assertThat(log.logEndOffset()).isEqualTo(cut);
+        int nextSequence = (int) cut;
+        assertThat(p.producerState().epochAndLastSequence(PRODUCER)).as("the producer is still known")
+            .hasValueSatisfying(v -> assertThat(v[1]).isEqualTo(nextSequence - 1));
+
+        p.makeLeader(TOPIC_ID, new PartitionRegistration(List.of(1, 2), List.of(1, 2), 1, 2, 2, List.of(), List.of(), false),
+            log, cut);
+        assertThat(p.appendAsLeader(idempotent(nextSequence, 2), 1).firstOffset()).as("the sequence continues")
+            .isEqualTo(cut);
+    }
 }
