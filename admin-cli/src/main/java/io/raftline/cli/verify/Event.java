@@ -46,6 +46,14 @@ public sealed interface Event {
     record CommittedRead(String group, String topic, int partition, long offset, long atNs) implements Event {
     }
 
+    /**
+     * One replica's CRC32C over its batches in [{@code fromOffset}, {@code toOffset}) of a partition, taken after
+     * the final reads (the admin call {@code replicaChecksums}); replicas asked for the same range must agree.
+     */
+    record ReplicaChecksum(String topic, int partition, int broker, long fromOffset, long toOffset, long crc32c,
+                           long atNs) implements Event {
+    }
+
     /** A phase boundary of the run: {@link #WORKLOAD_START}, {@link #WORKLOAD_END}, ... */
     record Phase(String name, long atNs) implements Event {
         public static final String WORKLOAD_START = "workload-start";

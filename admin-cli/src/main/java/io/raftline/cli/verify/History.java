@@ -20,13 +20,14 @@ import java.util.Map;
  * (the injected {@link Time}) as nanoseconds since the history started. Any thread may append (producer callbacks,
  * consumer loops); {@link #events()} is a snapshot. As JSON lines ({@link #write}): a header line
  * {@code {"type":"history","run":…,"startWallMs":…}}, then one object per event with its {@code type}
- * ({@code send}, {@code poll}, {@code commit}, {@code committedRead}, {@code phase}) and the record's fields.
+ * ({@code send}, {@code poll}, {@code commit}, {@code committedRead}, {@code phase}, {@code replicaChecksum}) and the record's fields.
  */
 public final class History {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final Map<Class<? extends Event>, String> TYPES = Map.of(Event.Send.class, "send", Event.Poll.class, "poll",
-        Event.Commit.class, "commit", Event.CommittedRead.class, "committedRead", Event.Phase.class, "phase");
+        Event.Commit.class, "commit", Event.CommittedRead.class, "committedRead", Event.Phase.class, "phase",
+        Event.ReplicaChecksum.class, "replicaChecksum");
 
     private final String run;
     private final Time time;

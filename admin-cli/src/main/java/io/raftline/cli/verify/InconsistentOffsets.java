@@ -1,12 +1,17 @@
 package io.raftline.cli.verify;
 
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * {@code inconsistentOffsets}: one position at which readers saw two or more different values (two consumers, or a
- * consumer and the final reads, disagree on what the log holds there). Counted per position. Every read counts,
+ * consumer and the final reads, disagree on what the log holds there), or replicas of a partition whose checksums
+ * over one offset range differ ({@link Event.ReplicaChecksum}, counted once at the range's first offset). Counted per
+ * position. Every read counts,
  * those of {@code acks=1} records too: what a consumer may read is committed, whatever the producer asked for.
  */
 public final class InconsistentOffsets implements Check {
@@ -25,6 +30,24 @@ public final class InconsistentOffsets implements Check {
                 found.add(p.topic(), p.partition(), p.offset(), e.getValue().iterator().next(), "values read there: " + e.getValue());
             }
         }
+        // Replicas that disagree over one range: reported at the range's first offset, once per partition and range.
+        Map<List<Object>, Map<Long, List<Integer>>> checksums = new LinkedHashMap<>();
+        for (Event e : events) {
+            if (e instanceof Event.ReplicaChecksum c && c.toOffset() > c.fromOffset()) {
+                checksums.computeIfAbsent(List.of(c.topic(), c.partition(), c.fromOffset(), c.toOffset()),
+                    k -> new TreeMap<>()).computeIfAbsent(c.crc32c(), k -> new ArrayList<>())
+                    .add(c.broker());
+            }
+        }
+        checksums.forEach((range, byCrc) -> {
+            if (byCrc.size() > 1) {
+                StringBuilder detail = new StringBuilder("replicas disagree over [" + range.get(2) + ", " + range.get(3) + "):");
+                byCrc.forEach((crc, brokers) -> detail.append(" brokers ").append(brokers).append(" crc32c ")
+                    .append(Long.toHexString(crc)).append(';'));
+                found.add((String) range.get(0), (Integer) range.get(1), (Long) range.get(2), null,
+                    detail.substring(0, detail.length() - 1));
+            }
+        });
         return found.build();
     }
 }

@@ -69,6 +69,12 @@ final class Histories {
         return this;
     }
 
+    /** Broker {@code broker}'s checksum of partition 0 over [from, to). */
+    Histories checksum(int broker, long from, long to, long crc32c) {
+        events.add(new Event.ReplicaChecksum(T, 0, broker, from, to, crc32c, tick()));
+        return this;
+    }
+
     /** The final reads' record at partition 0, this offset. */
     Histories finalRead(long offset, String value) {
         return finalRead(0, offset, value);

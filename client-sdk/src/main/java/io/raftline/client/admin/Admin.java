@@ -96,6 +96,14 @@ public interface Admin extends AutoCloseable {
      */
     DescribeLogsResult describeLogs(Collection<Integer> brokerIds, Duration perBrokerTimeout);
 
+    /**
+     * Each asked partition's replica on {@code brokerId}: its CRC32C over the batches that start at or after the
+     * range's first offset and end below its second (or below that replica's high watermark when the second is
+     * negative), never past its high watermark. For comparing replicas without reading another host's files.
+     */
+    CompletableFuture<List<ReplicaChecksum>> replicaChecksums(int brokerId, Map<TopicPartition, long[]> ranges,
+        Duration timeout);
+
     /** Closes the client, waiting up to {@code timeout} for calls in progress; later calls fail. */
     /** Every consumer group of the cluster (each broker answers for the groups it coordinates), sorted by id. */
     CompletableFuture<List<ConsumerGroupListing>> listConsumerGroups();

@@ -24,6 +24,8 @@ import io.raftline.protocol.broker.BrokerInfo;
 import io.raftline.protocol.broker.DescribeConfigsRequest;
 import io.raftline.protocol.broker.DescribeConfigsResponse;
 import io.raftline.protocol.broker.DescribeLogsRequest;
+import io.raftline.protocol.broker.ReplicaChecksumsRequest;
+import io.raftline.protocol.broker.ReplicaChecksumsResponse;
 import io.raftline.protocol.broker.DescribeLogsResponse;
 import io.raftline.protocol.broker.MetadataRequest;
 import io.raftline.protocol.broker.MetadataResponse;
@@ -582,6 +584,30 @@ final class RaftlineAdmin implements Admin {
                         x.getLogDir().isEmpty() ? null : x.getLogDir())).toList()));
         }
         return new DescribeLogsResult(out);
+    }
+
+    @Override
+    public CompletableFuture<List<ReplicaChecksum>> replicaChecksums(int brokerId, Map<TopicPartition, long[]> ranges,
+                                                                     Duration timeout) {
+        return metadataCall(MetadataRequest.newBuilder().setAllTopics(false).build())
+            .thenApply(r -> Metadata.toCluster(r, null))
+            .thenCompose(cluster -> {
+                Node node = cluster.nodeById(brokerId);
+                if (node == null) {
+                    return CompletableFuture.failedFuture(new ApiException("Broker " + brokerId
+                        + " is not in the cluster metadata"));
+                }
+                ReplicaChecksumsRequest.Builder request = ReplicaChecksumsRequest.newBuilder();
+                ranges.forEach((tp, range) -> request.addPartitions(ReplicaChecksumsRequest.Range.newBuilder()
+                    .setTopic(tp.topic()).setPartition(tp.partition()).setFromOffset(range[0]).setToOffset(range[1])));
+                return pool.get(node).<ReplicaChecksumsResponse>unary((s, o) -> s.replicaChecksums(request.build(), o),
+                    timeout.toMillis());
+            })
+            .thenApply(r -> r.getPartitionsList().stream().map(c -> new ReplicaChecksum(brokerId,
+                new TopicPartition(c.getTopic(), c.getPartition()), c.getFromOffset(), c.getToOffset(), c.getCrc32C(),
+                c.getBatches(), c.getLogStartOffset(), c.getHighWatermark(),
+                c.getError().getCode() == ErrorCode.NONE ? null : c.getError().getCode() + ": " + c.getError().getMessage()))
+                .toList());
     }
 
     // ---- consumer groups (GroupAdmin) ----

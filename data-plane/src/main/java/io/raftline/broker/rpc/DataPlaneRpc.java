@@ -4,6 +4,8 @@ import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.raftline.broker.log.Log;
+import io.raftline.broker.log.LogChecksum;
+import io.raftline.broker.log.LogException;
 import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
@@ -27,6 +29,8 @@ import io.raftline.protocol.broker.OffsetsForLeaderEpochRequest;
 import io.raftline.protocol.broker.OffsetsForLeaderEpochResponse;
 import io.raftline.protocol.broker.ProduceRequest;
 import io.raftline.protocol.broker.ProduceResponse;
+import io.raftline.protocol.broker.ReplicaChecksumsRequest;
+import io.raftline.protocol.broker.ReplicaChecksumsResponse;
 import io.raftline.protocol.metadata.Endpoint;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
@@ -489,6 +493,35 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 }
             }
             out.addReplicas(r);
+        }
+        responses.onNext(out.build());
+        responses.onCompleted();
+    }
+
+    @Override
+    public void replicaChecksums(ReplicaChecksumsRequest request, StreamObserver<ReplicaChecksumsResponse> responses) {
+        ReplicaChecksumsResponse.Builder out = ReplicaChecksumsResponse.newBuilder();
+        for (ReplicaChecksumsRequest.Range range : request.getPartitionsList()) {
+            TopicPartition tp = new TopicPartition(range.getTopic(), range.getPartition());
+            ReplicaChecksumsResponse.Checksum.Builder c = ReplicaChecksumsResponse.Checksum.newBuilder()
+                .setTopic(tp.topic()).setPartition(tp.partition());
+            Partition partition = replicaManager.partition(tp).orElse(null);
+            Log log = partition == null ? null : partition.log();
+            if (log == null) {
+                c.setError(error(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "broker " + replicaManager.brokerId()
+                    + " holds no replica of " + tp));
+            } else {
+                long hw = partition.highWatermark();
+                long to = range.getToOffset() < 0 ? hw : Math.min(range.getToOffset(), hw);
+                try {
+                    LogChecksum.Result r = LogChecksum.compute(log, range.getFromOffset(), to);
+                    c.setFromOffset(r.from()).setToOffset(r.to()).setCrc32C(r.crc32c()).setBatches(r.batches())
+                        .setLogStartOffset(log.logStartOffset()).setHighWatermark(hw);
+                } catch (LogException e) {
+                    c.setError(error(e.code(), e.getMessage()));
+                }
+            }
+            out.addPartitions(c);
         }
         responses.onNext(out.build());
         responses.onCompleted();

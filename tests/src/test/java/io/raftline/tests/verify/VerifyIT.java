@@ -159,6 +159,16 @@ class VerifyIT {
         String md = Files.readString(dir.resolve("report.md"), StandardCharsets.UTF_8);
         assertThat(md).contains("## Fault timeline").contains("| kill-leader | " + victim.id() + " |");
         assertThat(dir.resolve("history.jsonl")).isNotEmptyFile();
+        // after the heal every partition's replicas were checksummed over the same range (and agreed: no anomaly)
+        List<JsonNode> sums = new ArrayList<>();
+        for (String line : Files.readAllLines(dir.resolve("history.jsonl"), StandardCharsets.UTF_8)) {
+            JsonNode e = JSON.readTree(line);
+            if (e.path("type").asText().equals("replicaChecksum")) {
+                sums.add(e);
+            }
+        }
+        assertThat(sums).as("replica checksums in the history").hasSizeGreaterThanOrEqualTo(2);
+        assertThat(sums).allSatisfy(c -> assertThat(c.get("toOffset").asLong()).isGreaterThan(c.get("fromOffset").asLong()));
         cluster.awaitBrokersActive(Duration.ofSeconds(60));
         System.out.println("verify with kill -9 of leader " + victim.id() + ": window max no-ack gap " + gap + " ms, overall "
             + doc.get("unavailability").get("maxNoAckGapMs") + " ms; " + r.out());

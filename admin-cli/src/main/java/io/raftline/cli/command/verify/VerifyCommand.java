@@ -148,6 +148,7 @@ public final class VerifyCommand implements Callable<Integer> {
                 err.println("read " + reads.records() + " records; checking " + history.size() + " operations");
                 err.flush();
                 readCommitted(admin, group, history, notes);
+                ReplicaComparison.record(admin, partitionsOf(topics), history, notes);
                 FaultLog faults = faultLog == null ? FaultLog.EMPTY : FaultLog.read(faultLog);
                 notes.addAll(faults.warnings());
                 Verdict verdict = Checker.check(history, faults);
