@@ -57,8 +57,14 @@ public final class QuorumNode implements Closeable {
      */
     public static QuorumNode start(QuorumConfig config, ControllerConfig controllerConfig, Time time, MeterRegistry registry)
         throws IOException {
+        return start(config, controllerConfig, time, registry, new QuorumRpc.Hooks());
+    }
+
+    /** As {@link #start(QuorumConfig, ControllerConfig, Time, MeterRegistry)}, with the quorum RPC's hooks given. */
+    static QuorumNode start(QuorumConfig config, ControllerConfig controllerConfig, Time time, MeterRegistry registry,
+                            QuorumRpc.Hooks rpcHooks) throws IOException {
         MetadataStateMachine stateMachine = new MetadataStateMachine(config.clusterId(), config.cachedEntries());
-        QuorumServer quorum = new QuorumServer(config, stateMachine);
+        QuorumServer quorum = new QuorumServer(config, stateMachine, rpcHooks);
         MetadataStreams streams = new MetadataStreams(stateMachine, quorum, config.nodeId(), time);
         ActiveController controller = new ActiveController(config.nodeId(), controllerConfig, config.clusterId(), quorum,
             stateMachine, time, new SecureRandom(), config.requestTimeoutMs() + 1000);

@@ -49,13 +49,57 @@ public final class QuorumRpc {
 
     private static final Logger LOG = LoggerFactory.getLogger(QuorumRpc.class);
 
-    /** Append requests built again because the follower's next index moved while one was built (every node). */
-    static final AtomicLong RACED_REQUESTS = new AtomicLong();
-
-    /** Log appenders of this class created in this JVM (one per follower per leadership term). */
-    static final AtomicLong APPENDERS = new AtomicLong();
+    /** The {@link Parameters} key under which a server's {@link Hooks} reach its RPC factory. */
+    static final String HOOKS_KEY = "raftline.quorum.rpc.hooks";
 
     private QuorumRpc() {
+    }
+
+    /**
+     * One quorum server's view of its appenders, handed to the RPC factory through the server's {@link Parameters}
+     * (Ratis instantiates the factory by class name, so nothing else reaches it): counters the server can report,
+     * and how an append request is built (as Ratis builds it, unless a test wraps it to fail as a Ratis defect would).
+     */
+    public static final class Hooks {
+        private final AtomicLong racedRequests = new AtomicLong();
+        private final AtomicLong appenders = new AtomicLong();
+        private final RequestWrapper wrapper;
+
+        public Hooks() {
+            this(RequestBuilder::build);
+        }
+
+        Hooks(RequestWrapper wrapper) {
+            this.wrapper = wrapper;
+        }
+
+        /** Append requests built again because the follower's next index moved while one was built. */
+        public long racedRequests() {
+            return racedRequests.get();
+        }
+
+        /** Log appenders of this class the server created (one per follower per leadership term). */
+        public long appenders() {
+            return appenders.get();
+        }
+
+        /** Parameters for {@code RaftServer.Builder.setParameters} that carry these hooks. */
+        public Parameters parameters() {
+            Parameters p = new Parameters();
+            p.put(HOOKS_KEY, this, Hooks.class);
+            return p;
+        }
+
+        static Hooks of(Parameters parameters) {
+            Hooks h = parameters == null ? null : parameters.get(HOOKS_KEY, Hooks.class);
+            return h != null ? h : new Hooks();
+        }
+    }
+
+    /** How an append request is built: around Ratis's own building. */
+    @FunctionalInterface
+    interface RequestWrapper {
+        AppendEntriesRequestProto build(RequestBuilder<AppendEntriesRequestProto> ratis) throws RaftLogIOException;
     }
 
     /** The RPC type Ratis instantiates by class name from {@code raft.rpc.type}. */
@@ -76,13 +120,16 @@ public final class QuorumRpc {
 
     /** Ratis's gRPC factory, with the log appender below. */
     static final class Factory extends GrpcFactory {
+        private final Hooks hooks;
+
         Factory(Parameters parameters) {
             super(parameters);
+            this.hooks = Hooks.of(parameters);
         }
 
         @Override
         public LogAppender newLogAppender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
-            return new Appender(server, state, follower);
+            return new Appender(server, state, follower, hooks);
         }
     }
 
@@ -91,18 +138,19 @@ public final class QuorumRpc {
      * is replaced by a new one when it fails anyway.
      */
     static final class Appender extends GrpcLogAppender {
-        Appender(RaftServer.Division server, LeaderState state, FollowerInfo follower) {
+        private final Hooks hooks;
+
+        Appender(RaftServer.Division server, LeaderState state, FollowerInfo follower, Hooks hooks) {
             super(server, state, follower);
-            APPENDERS.incrementAndGet();
+            this.hooks = hooks;
+            hooks.appenders.incrementAndGet();
         }
 
         @Override
         public AppendEntriesRequestProto newAppendEntriesRequest(long callId, boolean heartbeat)
             throws RaftLogIOException {
-            return buildOrSkip(() -> {
-                failureForTests.run();
-                return super.newAppendEntriesRequest(callId, heartbeat);
-            }, getFollower()::getNextIndex, getFollower().getName());
+            return buildOrSkip(() -> hooks.wrapper.build(() -> super.newAppendEntriesRequest(callId, heartbeat)),
+                getFollower()::getNextIndex, getFollower().getName(), hooks.racedRequests);
         }
 
         /**
@@ -133,9 +181,6 @@ public final class QuorumRpc {
     /** How long after a failed appender's thread ends its replacement starts (no tight loop on a lasting error). */
     private static final Executor RESTART_DELAY = CompletableFuture.delayedExecutor(200, TimeUnit.MILLISECONDS);
 
-    /** Tests make request building fail here, as a Ratis defect would. */
-    static volatile Runnable failureForTests = () -> { };
-
     /** Builds an append request the way Ratis does, which may throw {@link RaftLogIOException}. */
     @FunctionalInterface
     interface RequestBuilder<T> {
@@ -146,7 +191,7 @@ public final class QuorumRpc {
      * Runs {@code builder}; if it fails on an assertion ({@link IllegalStateException}) while {@code nextIndex}
      * changed during the call, returns {@code null} (send nothing this round) instead of letting the appender die.
      */
-    static <T> T buildOrSkip(RequestBuilder<T> builder, LongSupplier nextIndex, String follower)
+    static <T> T buildOrSkip(RequestBuilder<T> builder, LongSupplier nextIndex, String follower, AtomicLong racedRequests)
         throws RaftLogIOException {
         long before = nextIndex.getAsLong();
         try {
@@ -156,10 +201,10 @@ public final class QuorumRpc {
             if (after == before) {
                 throw e;
             }
-            long raced = RACED_REQUESTS.incrementAndGet();
+            long raced = racedRequests.incrementAndGet();
             if (Long.bitCount(raced) == 1) { // the 1st, 2nd, 4th, 8th ... time: visible, never a flood
                 LOG.info("{}: next index moved from {} to {} while an append request was built ({}); building it "
-                    + "again ({} times in this process)", follower, before, after, e.getMessage(), raced);
+                    + "again ({} times on this server)", follower, before, after, e.getMessage(), raced);
             }
             return null;
         }

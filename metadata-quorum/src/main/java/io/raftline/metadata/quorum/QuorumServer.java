@@ -51,6 +51,7 @@ public final class QuorumServer implements Closeable {
     private final QuorumConfig config;
     private final MetadataStateMachine stateMachine;
     private final RaftGroupId groupId;
+    private final QuorumRpc.Hooks rpcHooks;
     private final ClientId clientId = ClientId.randomId();
     private final AtomicLong callIds = new AtomicLong();
     private volatile LongConsumer commitLatencyNanos = nanos -> { };
@@ -59,9 +60,19 @@ public final class QuorumServer implements Closeable {
     private RaftServer.Division division;
 
     public QuorumServer(QuorumConfig config, MetadataStateMachine stateMachine) {
+        this(config, stateMachine, new QuorumRpc.Hooks());
+    }
+
+    QuorumServer(QuorumConfig config, MetadataStateMachine stateMachine, QuorumRpc.Hooks rpcHooks) {
         this.config = config;
         this.stateMachine = stateMachine;
         this.groupId = groupIdOf(config.clusterId());
+        this.rpcHooks = rpcHooks;
+    }
+
+    /** What this server's log appenders report. */
+    public QuorumRpc.Hooks rpcHooks() {
+        return rpcHooks;
     }
 
     /** The Raft group id every node of the cluster derives from the cluster id. */
@@ -103,6 +114,7 @@ public final class QuorumServer implements Closeable {
             .setServerId(peerId(config.nodeId()))
             .setGroup(group)
             .setProperties(properties)
+            .setParameters(rpcHooks.parameters())
             .setStateMachine(stateMachine)
             .setOption(empty ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER)
             .build();

@@ -26,17 +26,18 @@ class QuorumRpcTest {
     @Test
     void aRequestBuiltWhileTheNextIndexMovedIsSkippedNotFatal() throws Exception {
         AtomicLong nextIndex = new AtomicLong(362);
-        long raced = QuorumRpc.RACED_REQUESTS.get();
+        AtomicLong raced = new AtomicLong();
         // What Ratis 3.2.2 does when a SUCCESS reply raises the index between its two reads of it.
         String built = QuorumRpc.buildOrSkip(() -> {
             nextIndex.set(379);
             throw new IllegalStateException("follower: Previous = (t:2, i:361) but firstIndex = 379");
-        }, nextIndex::get, "follower");
+        }, nextIndex::get, "follower", raced);
         assertThat(built).isNull();
-        assertThat(QuorumRpc.RACED_REQUESTS.get()).isEqualTo(raced + 1);
+        assertThat(raced).hasValue(1);
         // The next pass builds from the new index.
-        assertThat(QuorumRpc.buildOrSkip(() -> "request from " + nextIndex.get(), nextIndex::get, "follower"))
+        assertThat(QuorumRpc.buildOrSkip(() -> "request from " + nextIndex.get(), nextIndex::get, "follower", raced))
             .isEqualTo("request from 379");
+        assertThat(raced).hasValue(1);
     }
 
     @Test
@@ -44,7 +45,8 @@ class QuorumRpcTest {
         AtomicLong nextIndex = new AtomicLong(362);
         assertThatThrownBy(() -> QuorumRpc.buildOrSkip(() -> {
             throw new IllegalStateException("follower: firstIndex = 370 != nextIndex = 362");
-        }, nextIndex::get, "follower")).isInstanceOf(IllegalStateException.class).hasMessageContaining("370");
+        }, nextIndex::get, "follower", new AtomicLong())).isInstanceOf(IllegalStateException.class)
+            .hasMessageContaining("370");
     }
 
     @Test
@@ -53,7 +55,7 @@ class QuorumRpcTest {
         assertThatThrownBy(() -> QuorumRpc.buildOrSkip(() -> {
             nextIndex.incrementAndGet();
             throw new RaftLogIOException("disk");
-        }, nextIndex::get, "follower")).isInstanceOf(RaftLogIOException.class);
+        }, nextIndex::get, "follower", new AtomicLong())).isInstanceOf(RaftLogIOException.class);
     }
 
     @Test
@@ -70,27 +72,26 @@ class QuorumRpcTest {
     @Test
     @Timeout(90)
     void aFailedAppenderIsReplacedAndItsFollowerKeepsReplicating() throws Exception {
-        try (TestQuorum q = new TestQuorum(3, "appender", 100_000, ControllerConfig.defaults())) {
+        AtomicBoolean armed = new AtomicBoolean(false);
+        // Every node's appenders build requests through this: once armed, the next build fails as a Ratis defect would.
+        QuorumRpc.Hooks hooks = new QuorumRpc.Hooks(ratis -> {
+            if (armed.compareAndSet(true, false)) {
+                throw new IllegalStateException("injected: an append request could not be built");
+            }
+            return ratis.build();
+        });
+        try (TestQuorum q = new TestQuorum(3, "appender", 100_000, ControllerConfig.defaults(), hooks)) {
             QuorumNode leader = q.awaitActive();
             write(leader, "before", 3);
-            long appenders = QuorumRpc.APPENDERS.get();
-            AtomicBoolean armed = new AtomicBoolean(true);
-            QuorumRpc.failureForTests = () -> {
-                if (armed.compareAndSet(true, false)) {
-                    throw new IllegalStateException("injected: an append request could not be built");
-                }
-            };
-            try {
-                write(leader, "after", 20);
-                long index = leader.image().index();
-                await().atMost(Duration.ofSeconds(30)).until(() -> q.nodes.values().stream()
-                    .allMatch(n -> n.image().index() >= index));
-                assertThat(armed).as("the failure was injected").isFalse();
-                assertThat(QuorumRpc.APPENDERS.get()).as("a new appender replaced the failed one").isGreaterThan(appenders);
-                assertThat(leader.isActiveController()).as("no election was needed").isTrue();
-            } finally {
-                QuorumRpc.failureForTests = () -> { };
-            }
+            long appenders = hooks.appenders();
+            armed.set(true);
+            write(leader, "after", 20);
+            long index = leader.image().index();
+            await().atMost(Duration.ofSeconds(30)).until(() -> q.nodes.values().stream()
+                .allMatch(n -> n.image().index() >= index));
+            assertThat(armed).as("the failure was injected").isFalse();
+            assertThat(hooks.appenders()).as("a new appender replaced the failed one").isGreaterThan(appenders);
+            assertThat(leader.isActiveController()).as("no election was needed").isTrue();
         }
     }
 

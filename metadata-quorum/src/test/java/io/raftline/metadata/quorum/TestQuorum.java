@@ -28,6 +28,7 @@ final class TestQuorum implements AutoCloseable {
     final ControllerConfig controllerConfig;
     final long snapshotRecords;
     int cachedEntries = 20_000;
+    final QuorumRpc.Hooks rpcHooks;
 
     TestQuorum(int n, String clusterId, long snapshotRecords, ControllerConfig controllerConfig) throws IOException {
         this(n, clusterId, snapshotRecords, controllerConfig, 20_000);
@@ -35,6 +36,18 @@ final class TestQuorum implements AutoCloseable {
 
     TestQuorum(int n, String clusterId, long snapshotRecords, ControllerConfig controllerConfig, int cachedEntries)
         throws IOException {
+        this(n, clusterId, snapshotRecords, controllerConfig, cachedEntries, new QuorumRpc.Hooks());
+    }
+
+    /** Every node's quorum RPC built with {@code rpcHooks} (shared: its counters add up over the nodes). */
+    TestQuorum(int n, String clusterId, long snapshotRecords, ControllerConfig controllerConfig, QuorumRpc.Hooks rpcHooks)
+        throws IOException {
+        this(n, clusterId, snapshotRecords, controllerConfig, 20_000, rpcHooks);
+    }
+
+    private TestQuorum(int n, String clusterId, long snapshotRecords, ControllerConfig controllerConfig, int cachedEntries,
+                       QuorumRpc.Hooks rpcHooks) throws IOException {
+        this.rpcHooks = rpcHooks;
         this.cachedEntries = cachedEntries;
         this.clusterId = clusterId;
         this.root = Files.createTempDirectory("raftline-quorum-");
@@ -63,13 +76,14 @@ final class TestQuorum implements AutoCloseable {
     }
 
     QuorumNode start(int id) throws IOException {
-        QuorumNode node = QuorumNode.start(config(id, voters.get(id), voters), controllerConfig, SystemTime.INSTANCE, null);
+        QuorumNode node = QuorumNode.start(config(id, voters.get(id), voters), controllerConfig, SystemTime.INSTANCE, null,
+            rpcHooks);
         nodes.put(id, node);
         return node;
     }
 
     QuorumNode startNew(int id, InetSocketAddress address) throws IOException {
-        QuorumNode node = QuorumNode.start(config(id, address, voters), controllerConfig, SystemTime.INSTANCE, null);
+        QuorumNode node = QuorumNode.start(config(id, address, voters), controllerConfig, SystemTime.INSTANCE, null, rpcHooks);
         nodes.put(id, node);
         return node;
     }
