@@ -5,6 +5,7 @@ import io.grpc.netty.NettyServerBuilder;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.netty.channel.ChannelOption;
+import io.raftline.metadata.client.LocalControllers;
 import io.raftline.common.config.HostPort;
 import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.group.ExecutorGroupScheduler;
@@ -75,6 +76,7 @@ public final class BrokerServer implements AutoCloseable {
     private ExecutorGroupScheduler groupScheduler;
     private ExecutorService groupLoader;
     private volatile boolean caughtUp;
+    private final LocalControllers localControllers;
     /**
      * The linearizable metadata read point (Ratis ReadIndex, through the quorum leader) the image must reach before
      * this broker counts itself caught up; -1 until one is obtained. Guarded by {@link #metadataLock}.
@@ -96,6 +98,13 @@ public final class BrokerServer implements AutoCloseable {
     private final Object metadataLock = new Object();
 
     public BrokerServer(ServerConfig config, String clusterId, Time time, MeterRegistry registry) {
+        this(config, clusterId, time, registry, new LocalControllers());
+    }
+
+    /** {@code localControllers}: the controllers in this process (a combined node's), called in-process. */
+    public BrokerServer(ServerConfig config, String clusterId, Time time, MeterRegistry registry,
+                        LocalControllers localControllers) {
+        this.localControllers = localControllers;
         this.config = config;
         this.clusterId = clusterId;
         this.time = time;
@@ -126,7 +135,7 @@ public final class BrokerServer implements AutoCloseable {
         List<InetSocketAddress> controllers = config.controllerBootstrapServers().stream()
             .map(hp -> InetSocketAddress.createUnresolved(hp.host(), hp.port())).toList();
         metadata = new BrokerMetadataClient(brokerId, clusterId, controllers, endpoints, config.rack(), time,
-            config.getInt("broker.heartbeat.interval.ms"));
+            config.getInt("broker.heartbeat.interval.ms"), localControllers);
 
         ReplicaFetcherManager.Settings fetcherSettings = new ReplicaFetcherManager.Settings(
             config.getInt("replica.fetch.wait.max.ms"), config.getInt("replica.fetch.min.bytes"),

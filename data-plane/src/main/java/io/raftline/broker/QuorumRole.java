@@ -1,6 +1,7 @@
 package io.raftline.broker;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import io.raftline.metadata.client.LocalControllers;
 import io.raftline.common.config.HostPort;
 import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.log.LogConfig;
@@ -21,9 +22,11 @@ final class QuorumRole {
     private QuorumRole() {
     }
 
-    static QuorumNode start(ServerConfig config, String clusterId, Time time, MeterRegistry registry) {
+    static QuorumNode start(ServerConfig config, String clusterId, Time time, MeterRegistry registry,
+                            LocalControllers localControllers) {
         try {
-            return QuorumNode.start(quorumConfig(config, clusterId), controllerConfig(config), time, registry);
+            return QuorumNode.start(quorumConfig(config, clusterId), controllerConfig(config), time, registry,
+                localControllers);
         } catch (IOException e) {
             throw new UncheckedIOException("the quorum role failed to start: " + e.getMessage(), e);
         }

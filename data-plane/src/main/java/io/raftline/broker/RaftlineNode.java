@@ -2,6 +2,7 @@ package io.raftline.broker;
 
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.raftline.metadata.client.LocalControllers;
 import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.metrics.MetricsServer;
 import io.raftline.common.SystemTime;
@@ -32,6 +33,8 @@ public final class RaftlineNode {
     private MetricsServer metricsServer;
     private volatile QuorumNode quorum;
     private volatile BrokerServer broker;
+    /** This process's controller listeners, which its broker calls in-process. */
+    private final LocalControllers localControllers = new LocalControllers();
 
     public RaftlineNode(ServerConfig config, String clusterId) {
         this.config = config;
@@ -49,10 +52,10 @@ public final class RaftlineNode {
         }
         metricsServer.start();
         if (config.isController()) {
-            quorum = QuorumRole.start(config, clusterId, time, registry);
+            quorum = QuorumRole.start(config, clusterId, time, registry, localControllers);
         }
         if (config.isBroker()) {
-            BrokerServer b = new BrokerServer(config, clusterId, time, registry);
+            BrokerServer b = new BrokerServer(config, clusterId, time, registry, localControllers);
             broker = b;
             b.startup();
         }

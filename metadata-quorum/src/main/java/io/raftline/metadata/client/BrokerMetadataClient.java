@@ -34,8 +34,16 @@ public final class BrokerMetadataClient implements Closeable {
 
     public BrokerMetadataClient(int brokerId, String clusterId, List<InetSocketAddress> controllerEndpoints,
                                 List<Endpoint> advertisedEndpoints, String rack, Time time, long heartbeatIntervalMs) {
+        this(brokerId, clusterId, controllerEndpoints, advertisedEndpoints, rack, time, heartbeatIntervalMs,
+            new LocalControllers());
+    }
+
+    /** {@code localControllers}: the controllers in this JVM, which the channel calls in-process. */
+    public BrokerMetadataClient(int brokerId, String clusterId, List<InetSocketAddress> controllerEndpoints,
+                                List<Endpoint> advertisedEndpoints, String rack, Time time, long heartbeatIntervalMs,
+                                LocalControllers localControllers) {
         this.follower = new MetadataFollower(brokerId, controllerEndpoints, time);
-        this.channel = new ControllerChannel(controllerEndpoints, time, DEFAULT_REQUEST_TIMEOUT_MS);
+        this.channel = new ControllerChannel(controllerEndpoints, time, DEFAULT_REQUEST_TIMEOUT_MS, localControllers);
         this.lifecycle = new BrokerLifecycleManager(brokerId, clusterId, advertisedEndpoints, rack, channel, follower,
             heartbeatIntervalMs, time);
     }

@@ -85,9 +85,17 @@ public final class ControllerChannel implements Closeable {
     /** host:port -> monotonic ms of its last transport failure; such nodes are skipped for a moment. */
     private final Map<String, Long> failedAtMs = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    private final LocalControllers localControllers;
 
     /** {@code defaultTimeoutMs}: the deadline of a call made without one (e.g. 30000 for admin paths). */
     public ControllerChannel(List<InetSocketAddress> controllerEndpoints, Time time, long defaultTimeoutMs) {
+        this(controllerEndpoints, time, defaultTimeoutMs, new LocalControllers());
+    }
+
+    /** As above; a controller listener {@code localControllers} knows is called in-process. */
+    public ControllerChannel(List<InetSocketAddress> controllerEndpoints, Time time, long defaultTimeoutMs,
+                             LocalControllers localControllers) {
+        this.localControllers = localControllers;
         if (controllerEndpoints.isEmpty()) {
             throw new IllegalArgumentException("no controller endpoints");
         }
@@ -290,7 +298,7 @@ public final class ControllerChannel implements Closeable {
         // A controller in this JVM (a combined node's own) is called in-process; a cached network channel to it stays
         // in use until this channel closes, and a closed local controller is reached over the network.
         return channels.computeIfAbsent(key(target), k -> {
-            ManagedChannel local = LocalControllers.channelIfLocal(target, null, 64 << 20);
+            ManagedChannel local = localControllers.channelIfLocal(target, null, 64 << 20);
             return local != null ? local : NettyChannelBuilder.forAddress(target.getHostString(), target.getPort())
                 .usePlaintext().maxInboundMessageSize(64 << 20).build();
         });

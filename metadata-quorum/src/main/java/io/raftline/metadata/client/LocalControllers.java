@@ -18,14 +18,15 @@ import java.util.concurrent.Executor;
  *
  * <p>Keys are {@code host:port} exactly as the controller listener is named in configuration (bind and advertised
  * host); a name spelled differently (e.g. {@code localhost} for {@code 127.0.0.1}) simply takes the network path.
- * Thread-safe.
+ * One instance per node, shared by its controller server and its broker's channel (a fresh one knows no listener,
+ * so everything goes over the network). Thread-safe.
  */
 public final class LocalControllers {
 
     /** host:port of a listener to the name of its in-process server. */
-    private static final Map<String, String> REGISTERED = new ConcurrentHashMap<>();
+    private final Map<String, String> registered = new ConcurrentHashMap<>();
 
-    private LocalControllers() {
+    public LocalControllers() {
     }
 
     /** The in-process server name of a controller listener. */
@@ -34,25 +35,25 @@ public final class LocalControllers {
     }
 
     /** Called by the controller server once its in-process server {@code serverName} serves {@code host:port}. */
-    public static void register(String host, int port, String serverName) {
-        REGISTERED.put(key(host, port), serverName);
+    public void register(String host, int port, String serverName) {
+        registered.put(key(host, port), serverName);
     }
 
     /** Called by the controller server before its in-process server stops. */
-    public static void unregister(String host, int port) {
-        REGISTERED.remove(key(host, port));
+    public void unregister(String host, int port) {
+        registered.remove(key(host, port));
     }
 
-    public static boolean isLocal(InetSocketAddress address) {
-        return REGISTERED.containsKey(key(address.getHostString(), address.getPort()));
+    public boolean isLocal(InetSocketAddress address) {
+        return registered.containsKey(key(address.getHostString(), address.getPort()));
     }
 
     /**
      * An in-process channel to {@code address} if a controller in this JVM serves it, else null. {@code executor}:
      * where responses are delivered (null: gRPC's default).
      */
-    static ManagedChannel channelIfLocal(InetSocketAddress address, Executor executor, int maxInboundMessageSize) {
-        String name = REGISTERED.get(key(address.getHostString(), address.getPort()));
+    ManagedChannel channelIfLocal(InetSocketAddress address, Executor executor, int maxInboundMessageSize) {
+        String name = registered.get(key(address.getHostString(), address.getPort()));
         if (name == null) {
             return null;
         }

@@ -89,9 +89,11 @@ public final class ControllerServer implements Closeable {
     /** The same service in-process, for this JVM's broker (see {@link LocalControllers}); created once bound. */
     private volatile Server inProcess;
     private volatile String advertisedHost;
+    private final LocalControllers localControllers;
 
     ControllerServer(String host, int port, QuorumServer quorum, MetadataStateMachine stateMachine, ActiveController active,
-                     MetadataStreams streams, int nodeId) {
+                     MetadataStreams streams, int nodeId, LocalControllers localControllers) {
+        this.localControllers = localControllers;
         this.quorum = quorum;
         this.stateMachine = stateMachine;
         this.active = active;
@@ -110,7 +112,7 @@ public final class ControllerServer implements Closeable {
         server.start();
         inProcess = InProcessServerBuilder.forName(LocalControllers.serverName(host, server.getPort())).addService(new Service())
             .maxInboundMessageSize(64 << 20).build().start();
-        LocalControllers.register(host, server.getPort(), LocalControllers.serverName(host, server.getPort()));
+        localControllers.register(host, server.getPort(), LocalControllers.serverName(host, server.getPort()));
     }
 
     public int port() {
@@ -123,7 +125,7 @@ public final class ControllerServer implements Closeable {
     void setSelfEndpoint(int nodeId, String host, int port) {
         if (!host.equals(this.host) && inProcess != null) {
             // Peers and brokers name this listener by its advertised host: make that name local too.
-            LocalControllers.register(host, port, LocalControllers.serverName(this.host, server.getPort()));
+            localControllers.register(host, port, LocalControllers.serverName(this.host, server.getPort()));
             advertisedHost = host;
         }
         selfHint = ControllerHint.newBuilder().setControllerId(nodeId)
@@ -385,9 +387,9 @@ public final class ControllerServer implements Closeable {
 
     @Override
     public void close() {
-        LocalControllers.unregister(host, server.getPort());
+        localControllers.unregister(host, server.getPort());
         if (advertisedHost != null) {
-            LocalControllers.unregister(advertisedHost, server.getPort());
+            localControllers.unregister(advertisedHost, server.getPort());
         }
         if (inProcess != null) {
             inProcess.shutdownNow();

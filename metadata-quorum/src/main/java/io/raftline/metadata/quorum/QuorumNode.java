@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.raftline.common.Time;
+import io.raftline.metadata.client.LocalControllers;
 import io.raftline.metadata.controller.ControllerConfig;
 import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.MetadataImage;
@@ -57,19 +58,28 @@ public final class QuorumNode implements Closeable {
      */
     public static QuorumNode start(QuorumConfig config, ControllerConfig controllerConfig, Time time, MeterRegistry registry)
         throws IOException {
-        return start(config, controllerConfig, time, registry, new QuorumRpc.Hooks());
+        return start(config, controllerConfig, time, registry, new LocalControllers());
     }
 
-    /** As {@link #start(QuorumConfig, ControllerConfig, Time, MeterRegistry)}, with the quorum RPC's hooks given. */
+    /**
+     * As {@link #start(QuorumConfig, ControllerConfig, Time, MeterRegistry)}; the controller listener registers in
+     * {@code localControllers}, so this JVM's broker (given the same instance) calls it in-process.
+     */
+    public static QuorumNode start(QuorumConfig config, ControllerConfig controllerConfig, Time time, MeterRegistry registry,
+                                   LocalControllers localControllers) throws IOException {
+        return start(config, controllerConfig, time, registry, new QuorumRpc.Hooks(), localControllers);
+    }
+
+    /** With the quorum RPC's hooks given too (tests). */
     static QuorumNode start(QuorumConfig config, ControllerConfig controllerConfig, Time time, MeterRegistry registry,
-                            QuorumRpc.Hooks rpcHooks) throws IOException {
+                            QuorumRpc.Hooks rpcHooks, LocalControllers localControllers) throws IOException {
         MetadataStateMachine stateMachine = new MetadataStateMachine(config.clusterId(), config.cachedEntries());
         QuorumServer quorum = new QuorumServer(config, stateMachine, rpcHooks);
         MetadataStreams streams = new MetadataStreams(stateMachine, quorum, config.nodeId(), time);
         ActiveController controller = new ActiveController(config.nodeId(), controllerConfig, config.clusterId(), quorum,
             stateMachine, time, new SecureRandom(), config.requestTimeoutMs() + 1000);
         ControllerServer server = new ControllerServer(config.controllerHost(), config.controllerPort(), quorum, stateMachine,
-            controller, streams, config.nodeId());
+            controller, streams, config.nodeId(), localControllers);
         try {
             server.start();
             server.setSelfEndpoint(config.nodeId(), config.controllerAdvertisedHost(), server.port());

@@ -41,21 +41,22 @@ class LocalControllersTest {
         closeables.add(() -> server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS));
         BrokerHeartbeatRequest request = BrokerHeartbeatRequest.newBuilder().setBrokerId(1).build();
 
-        LocalControllers.register(address.getHostString(), address.getPort(), name);
+        LocalControllers controllers = new LocalControllers();
+        controllers.register(address.getHostString(), address.getPort(), name);
         try {
-            assertThat(LocalControllers.isLocal(address)).isTrue();
-            ControllerChannel local = new ControllerChannel(List.of(address), SystemTime.INSTANCE, 30_000);
+            assertThat(controllers.isLocal(address)).isTrue();
+            ControllerChannel local = new ControllerChannel(List.of(address), SystemTime.INSTANCE, 30_000, controllers);
             closeables.add(local);
             for (int i = 0; i < 3; i++) {
                 assertThat(local.brokerHeartbeat(request, 5000).get(10, TimeUnit.SECONDS).getIsFenced()).isFalse();
             }
             assertThat(heartbeats).hasValue(3);
         } finally {
-            LocalControllers.unregister(address.getHostString(), address.getPort());
+            controllers.unregister(address.getHostString(), address.getPort());
         }
 
-        assertThat(LocalControllers.isLocal(address)).isFalse();
-        ControllerChannel remote = new ControllerChannel(List.of(address), SystemTime.INSTANCE, 30_000);
+        assertThat(controllers.isLocal(address)).isFalse();
+        ControllerChannel remote = new ControllerChannel(List.of(address), SystemTime.INSTANCE, 30_000, controllers);
         closeables.add(remote);
         assertThatThrownBy(() -> remote.brokerHeartbeat(request, 500).get(10, TimeUnit.SECONDS))
             .hasCauseInstanceOf(TimeoutException.class);

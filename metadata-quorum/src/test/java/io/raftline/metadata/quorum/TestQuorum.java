@@ -3,6 +3,7 @@ package io.raftline.metadata.quorum;
 import static org.awaitility.Awaitility.await;
 
 import io.raftline.common.SystemTime;
+import io.raftline.metadata.client.LocalControllers;
 import io.raftline.metadata.controller.ControllerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -77,13 +78,14 @@ final class TestQuorum implements AutoCloseable {
 
     QuorumNode start(int id) throws IOException {
         QuorumNode node = QuorumNode.start(config(id, voters.get(id), voters), controllerConfig, SystemTime.INSTANCE, null,
-            rpcHooks);
+            rpcHooks, new LocalControllers());
         nodes.put(id, node);
         return node;
     }
 
     QuorumNode startNew(int id, InetSocketAddress address) throws IOException {
-        QuorumNode node = QuorumNode.start(config(id, address, voters), controllerConfig, SystemTime.INSTANCE, null, rpcHooks);
+        QuorumNode node = QuorumNode.start(config(id, address, voters), controllerConfig, SystemTime.INSTANCE, null, rpcHooks,
+            new LocalControllers());
         nodes.put(id, node);
         return node;
     }
