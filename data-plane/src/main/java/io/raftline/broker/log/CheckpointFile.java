@@ -1,5 +1,6 @@
 package io.raftline.broker.log;
 
+import io.raftline.common.io.Fsync;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -41,9 +42,7 @@ final class CheckpointFile {
 
     /** Fsyncs the file's content and then its directory (the rename that put it there). */
     static void sync(Path file) throws IOException {
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            ch.force(true);
-        }
+        Fsync.file(file);
         fsyncDirectory(file.getParent());
     }
 
@@ -97,8 +96,6 @@ final class CheckpointFile {
     }
 
     static void fsyncDirectory(Path dir) throws IOException {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        }
+        Fsync.directory(dir);
     }
 }

@@ -18,6 +18,8 @@ import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -75,6 +77,10 @@ public final class Log {
     private volatile boolean offline;
     private volatile boolean closed;
     private long unflushedMessages;
+    /** fsyncs of this log's directory so far (each one makes the directory's entries durable). */
+    private final AtomicLong directorySyncs = new AtomicLong();
+    /** A segment file was created since the directory was last fsynced: the next flush fsyncs the directory. */
+    private final AtomicBoolean segmentCreatedUnsynced = new AtomicBoolean();
     private long lastFlushMs;
     /** Bumped by every truncation, so the cleaner can tell a segment it read was rewritten in place. */
     private volatile long truncations;
@@ -310,6 +316,7 @@ public final class Log {
         }
         previous.onBecomeInactive();
         LogSegment next = LogSegment.create(dir, baseOffset, config, now);
+        segmentCreatedUnsynced.set(true);
         segments.put(baseOffset, next);
         Supplier<byte[]> snapshot = producerSnapshotSource;
         if (snapshot != null) {
@@ -493,6 +500,9 @@ public final class Log {
             scheduleDeletion(removed);
             ProducerSnapshotFiles.deleteIf(dir, o -> true);
             LogSegment fresh = LogSegment.create(dir, offset, config, time.milliseconds());
+            // The renames and the new segment made durable before the recovery point jumps to offset: otherwise a
+            // power loss could bring back the old segments below a recovery point that vouches for them.
+            syncDirectory();
             segments.put(offset, fresh);
             segments.headMap(offset, false).clear();
             segments.tailMap(offset, false).clear();
@@ -645,6 +655,16 @@ public final class Log {
         }
     }
 
+    private void syncDirectory() throws IOException {
+        CheckpointFile.fsyncDirectory(dir);
+        directorySyncs.incrementAndGet();
+    }
+
+    /** How many times this log's directory has been fsynced. */
+    long directorySyncs() {
+        return directorySyncs.get();
+    }
+
     /** Whether partition.metadata was written since the log's last flush, not yet durable. */
     boolean partitionMetadataUnsynced() {
         return partitionMetadataUnsynced;
@@ -677,11 +697,21 @@ public final class Log {
         if (metadata) {
             PartitionMetadataFile.syncContent(dir);
         }
+        // Read and cleared before the fsyncs: a segment created meanwhile sets it again for the next flush.
+        boolean newSegment = segmentCreatedUnsynced.getAndSet(false);
         boolean dirSynced = epochCache.flush();
+        if (dirSynced) {
+            directorySyncs.incrementAndGet();
+        }
+        if (newSegment && !dirSynced) {
+            // a segment created since the last directory fsync: its entry, or the flushed records are not durable
+            syncDirectory();
+            dirSynced = true;
+        }
         if (metadata) {
             // the file's rename into the partition dir, and the partition dir's creation in the log dir
             if (!dirSynced) {
-                CheckpointFile.fsyncDirectory(dir);
+                syncDirectory();
             }
             CheckpointFile.fsyncDirectory(dir.getParent());
             partitionMetadataUnsynced = false;
@@ -722,7 +752,7 @@ public final class Log {
             cleaned.flush();
             old.renameForDeletion();
             cleaned.promoteCleaned();
-            CheckpointFile.fsyncDirectory(dir);
+            syncDirectory();
             segments.put(old.baseOffset(), cleaned);
             long delay = config.fileDeleteDelayMs();
             Runnable delete = () -> {

@@ -322,6 +322,27 @@ class LogTest {
         }
     }
 
+    /**
+     * Issue 20, defect 7: a flush that covers offsets in a segment created since the directory was last fsynced
+     * makes the directory entry durable too (Kafka fsyncs the parent directory after a roll). Before the fix only the
+     * segment files were fsynced, so with flush.messages=1 an acknowledged record in a new segment could vanish with
+     * its file's directory entry on power loss.
+     */
+    @Test
+    void aFlushAfterARollFsyncsTheDirectoryOnce() throws Exception {
+        try (LogFixture f = new LogFixture(tmp, Map.of(LogConfig.FLUSH_MESSAGES, "1"))) {
+            f.log.appendAsLeader(TestBatches.batch(2, "a", 1), 0);
+            f.log.flush();
+            long before = f.log.directorySyncs();
+            f.log.roll();
+            f.log.appendAsLeader(TestBatches.batch(2, "b", 1), 0);
+            assertThat(f.log.recoveryPoint()).as("flush.messages=1 flushed the append").isEqualTo(4);
+            assertThat(f.log.directorySyncs()).as("the new segment's directory entry was fsynced").isEqualTo(before + 1);
+            f.log.appendAsLeader(TestBatches.batch(2, "c", 1), 0);
+            assertThat(f.log.directorySyncs()).as("no new file since: no further directory fsync").isEqualTo(before + 1);
+        }
+    }
+
     @Test
     void missingOrCorruptIndexIsRebuilt() throws Exception {
         try (LogFixture f = new LogFixture(tmp, Map.of(LogConfig.INDEX_INTERVAL_BYTES, "100", LogConfig.SEGMENT_BYTES, "2000"))) {
