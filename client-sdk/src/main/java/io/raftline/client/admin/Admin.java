@@ -56,10 +56,10 @@ public interface Admin extends AutoCloseable {
     /** Raises the partition count of topics. */
     CreatePartitionsResult createPartitions(Map<String, NewPartitions> newPartitions);
 
-    /** Brokers, controller and cluster id. */
     /** Every registered broker with its state (active, fenced, shutting-down) and epoch, sorted by id. */
     CompletableFuture<List<BrokerDescription>> describeBrokers();
 
+    /** Brokers, controller and cluster id. */
     DescribeClusterResult describeCluster();
 
     /** The configs of topics or brokers, with where each value comes from. */
