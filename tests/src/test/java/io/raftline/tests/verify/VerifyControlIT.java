@@ -54,10 +54,6 @@ class VerifyControlIT {
         }
     }
 
-    private static List<String> verifyTopics() throws Exception {
-        return cluster.admin().listTopics().names().get().stream().filter(t -> t.startsWith("verify-")).sorted().toList();
-    }
-
     private static long leaderLogEnd(TopicPartition tp) throws Exception {
         Map<TopicPartition, ReplicaLogInfo> leaders = cluster.admin().describeLogs(null, Duration.ofSeconds(5)).leaderLogs()
             .get(30, TimeUnit.SECONDS);
@@ -82,14 +78,7 @@ class VerifyControlIT {
         CompletableFuture<Cli.Result> run = CompletableFuture.supplyAsync(() -> cli.run("verify", "--duration", "25s",
             "--acks1-producer", "--output", "json", "--report-dir", dir.toString()));
 
-        TestCluster.await(() -> {
-            try {
-                return !verifyTopics().isEmpty();
-            } catch (Exception e) {
-                return false;
-            }
-        }, Duration.ofSeconds(60), "verify to create its topics");
-        String topic = verifyTopics().get(0);
+        String topic = VerifyTopics.awaitFirst(cluster);
         TopicPartition tp = new TopicPartition(topic, 0);
         TestCluster.await(() -> {
             try {

@@ -70,10 +70,6 @@ class VerifyIT {
         }
     }
 
-    private static List<String> verifyTopics() throws Exception {
-        return cluster.admin().listTopics().names().get().stream().filter(t -> t.startsWith("verify-")).sorted().toList();
-    }
-
     @Test
     void aHealthyClusterPassesAndTheJsonHasTheContractsShape() throws Exception {
         Cli.Result r = cli.run("verify", "--duration", "10s", "--output", "json");
@@ -101,7 +97,7 @@ class VerifyIT {
         assertThat(md).contains("# raftline verify: run " + run).contains("no safety anomaly found").contains("| lost | ok | 0 |");
         // progress on stderr, every 5 s
         assertThat(r.err()).contains("[5/10 s] sent ");
-        assertThat(verifyTopics()).as("the run's topics are deleted afterwards").isEmpty();
+        assertThat(VerifyTopics.of(cluster)).as("the run's topics are deleted afterwards").isEmpty();
     }
 
     @Test
@@ -110,7 +106,7 @@ class VerifyIT {
         assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
         assertThat(r.err()).as(r.toString()).startsWith("error: --replication-factor 5 is more than the 3 live broker(s)");
         assertThat(r.err().lines().count()).as(r.toString()).isEqualTo(1);
-        assertThat(verifyTopics()).isEmpty();
+        assertThat(VerifyTopics.of(cluster)).isEmpty();
     }
 
     @Test
@@ -122,14 +118,7 @@ class VerifyIT {
         CompletableFuture<Cli.Result> run = CompletableFuture.supplyAsync(() -> cli.run("verify", "--duration", "15s", "--output",
             "json", "--report-dir", dir.toString(), "--fault-log", faultLog.toString(), "--acks1-producer", "--write-history"));
 
-        TestCluster.await(() -> {
-            try {
-                return !verifyTopics().isEmpty();
-            } catch (Exception e) {
-                return false;
-            }
-        }, Duration.ofSeconds(60), "verify to create its topics");
-        String topic = verifyTopics().get(0);
+        String topic = VerifyTopics.awaitFirst(cluster);
         Thread.sleep(4_000);
         TopicPartitionInfo p0 = cluster.admin().describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(0);
         assertThat(p0.leader()).isNotNull();
