@@ -140,7 +140,7 @@ final class RaftlineAdmin implements Admin {
         }
         CompletableFuture<T> result = new CompletableFuture<>();
         long deadline = time.hiResMilliseconds() + timeoutMs;
-        tryOnce(what, deadline, 0, toController, attempt, topLevel, result);
+        tryOnce(what, deadline, 0, toController, attempt, topLevel, result, null);
         return result;
     }
 
@@ -153,7 +153,7 @@ final class RaftlineAdmin implements Admin {
 
     private <T> void tryOnce(String what, long deadline, int attemptNo, boolean toController,
                              Function<BrokerConnection, CompletableFuture<T>> attempt, Function<T, Error> topLevel,
-                             CompletableFuture<T> result) {
+                             CompletableFuture<T> result, RaftlineException previous) {
         Node node = toController && attemptNo == 0 ? controllerNode() : metadata.pickNode();
         BrokerConnection conn;
         try {
@@ -184,11 +184,16 @@ final class RaftlineAdmin implements Admin {
             long now = time.hiResMilliseconds();
             long backoff = retryBackoff.backoffMs(attemptNo + 1, ThreadLocalRandom.current().nextDouble());
             boolean retriable = failure instanceof RetriableException && attemptNo < retries && !closed;
+            RaftlineException last = failure;
             if (retriable && now + backoff < deadline) {
-                scheduler.schedule(() -> tryOnce(what, deadline, attemptNo + 1, toController, attempt, topLevel, result), backoff,
-                    TimeUnit.MILLISECONDS);
+                scheduler.schedule(() -> tryOnce(what, deadline, attemptNo + 1, toController, attempt, topLevel, result, last),
+                    backoff, TimeUnit.MILLISECONDS);
             } else if (retriable) {
-                result.completeExceptionally(new TimeoutException(what + " timed out; last error: " + failure.getMessage(), failure));
+                // The last attempt only had what was left of the deadline: when it ran out, the answer before it says
+                // more about why the call failed than that attempt's own transport timeout.
+                RaftlineException telling = failure instanceof TimeoutException && previous != null ? previous : failure;
+                result.completeExceptionally(new TimeoutException(what + " timed out; last error: " + telling.getMessage(),
+                    telling));
             } else {
                 result.completeExceptionally(failure);
             }
