@@ -19,6 +19,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -100,32 +101,32 @@ public final class ReassignCommand implements Callable<Integer> {
     }
 
     private int generate(Admin admin) {
-        if (mode.generate.brokers.isEmpty()) {
-            throw new CliException("--brokers names no broker");
-        }
         Map<String, TopicDescription> topics = Futures.get(admin.describeTopics(mode.generate.topics).allTopicNames());
-        List<Integer> brokers = mode.generate.brokers;
-        ObjectNode doc = Json.object().put("version", 1);
-        ArrayNode parts = doc.putArray("partitions");
-        int start = 0;
+        Map<Integer, String> racks = new HashMap<>();
+        Futures.get(admin.describeBrokers()).forEach(b -> racks.put(b.id(), b.rack()));
+        Map<TopicPartition, List<Integer>> current = new LinkedHashMap<>();
         for (String name : mode.generate.topics) {
-            TopicDescription d = topics.get(name);
-            for (TopicPartitionInfo p : d.partitions()) {
-                int rf = p.replicas().size();
-                if (rf > brokers.size()) {
-                    throw new CliException("partition " + p.partition() + " of '" + name + "' has " + rf
-                        + " replicas, more than the " + brokers.size() + " broker(s) given");
-                }
-                ObjectNode o = parts.addObject().put("topic", name).put("partition", p.partition());
-                ArrayNode replicas = o.putArray("replicas");
-                for (int r = 0; r < rf; r++) {
-                    replicas.add(brokers.get((start + r) % brokers.size()));
-                }
-                start++;
+            for (TopicPartitionInfo p : topics.get(name).partitions()) {
+                current.put(new TopicPartition(name, p.partition()), ids(p.replicas()));
             }
         }
-        Json.print(spec.commandLine().getOut(), doc);
+        Map<TopicPartition, List<Integer>> plan;
+        try {
+            plan = ReassignmentPlanner.plan(current, mode.generate.brokers, racks);
+        } catch (IllegalArgumentException e) {
+            throw new CliException(e.getMessage());
+        }
+        Json.print(spec.commandLine().getOut(), planJson(plan));
         return 0;
+    }
+
+    /** A plan file's document: {@code {"version":1,"partitions":[{"topic":…,"partition":…,"replicas":[…]}]}}. */
+    static ObjectNode planJson(Map<TopicPartition, List<Integer>> plan) {
+        ObjectNode doc = Json.object().put("version", 1);
+        ArrayNode parts = doc.putArray("partitions");
+        plan.forEach((tp, replicas) -> ints(parts.addObject().put("topic", tp.topic()).put("partition", tp.partition())
+            .putArray("replicas"), replicas));
+        return doc;
     }
 
     private int execute(Admin admin, Map<TopicPartition, List<Integer>> plan) {
