@@ -17,18 +17,19 @@ import java.util.stream.Collectors;
  * function of its inputs (deterministic: ties go to the lower broker id).
  *
  * <p>Every partition keeps its replication factor. With {@code N} replicas over {@code B} target brokers, every
- * broker ends with {@code floor(N/B)} or {@code ceil(N/B)} replicas, {@code N mod B} of them with the larger count.
- * The steps:
+ * broker ends with {@code floor(N/B)} or {@code ceil(N/B)} replicas wherever the racks allow it. The steps:
  * <ol>
- *   <li>keep: a replica stays where it is if its broker is a target, its broker has not reached its share, and (when
- *       the targets span at least RF racks) no replica kept earlier for this partition is on the same rack; first
- *       up to {@code floor(N/B)} per broker, then up to {@code N mod B} brokers one more;</li>
+ *   <li>keep: every replica on a target broker stays, except (when the targets span at least RF racks) one on a
+ *       rack an earlier replica of the same partition already uses;</li>
  *   <li>fill: each missing replica goes to the target broker not yet in the partition on a rack the partition does
- *       not use yet (when one is left), under its share, with the fewest replicas;</li>
+ *       not use yet (when one is left), with the fewest replicas;</li>
+ *   <li>rebalance: while a broker holds two or more replicas more than another, one replica moves from the fullest
+ *       to an emptier broker (a follower before a leader, later partitions first, keeping racks distinct); each such
+ *       move is one the balance needs, so nothing moves when the placement is already even;</li>
  *   <li>leaders: the first replica of each partition is chosen so that leader counts differ by at most one where
  *       the replica sets allow it: the current leader first when it stays and is under its share of leaderships,
- *       else the partition's replica with the fewest leaderships; then swaps between partitions even out the rest.
- *       The other replicas keep their order (kept ones first, new ones after).</li>
+ *       else the partition's replica with the fewest leaderships; then shifts along chains of partitions even out
+ *       the rest. The other replicas keep their order (kept ones first, new ones after).</li>
  * </ol>
  * A broker without a rack counts as its own rack.
  */
