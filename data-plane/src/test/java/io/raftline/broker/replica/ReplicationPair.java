@@ -50,7 +50,8 @@ final class ReplicationPair implements AutoCloseable {
                 LogConfig.fromProperties(Map.of(), Map.of()), 0, false, time, scheduler, (l, e) -> { });
             partitions[broker] = new Partition(TP, broker, time);
             Endpoint endpoint = Endpoint.newBuilder().setName("broker").setHost("127.0.0.1").setPort(1).build();
-            fetchers[broker] = new ReplicaFetcher(broker, () -> BROKER_EPOCH, 3 - broker, endpoint, SETTINGS, time);
+            fetchers[broker] = new ReplicaFetcher(broker, () -> BROKER_EPOCH, 3 - broker, endpoint, SETTINGS, time,
+                ReplicationQuotas.none(time));
         }
     }
 
