@@ -259,6 +259,35 @@ class ReassignThrottleIT {
         System.out.printf("ReassignThrottleIT: %d records acknowledged, all read back at their offsets%n", acked.size());
     }
 
+    /** For comparison with the throttled move (printed, not asserted: speed is measured, never asserted). */
+    @Test
+    void theSameMoveUnthrottled() throws Exception {
+        String topic = "unthrottled";
+        createTopic(topic, 2);
+        TopicPartitionInfo before = describe(topic);
+        int leader = before.leader().id();
+        List<Integer> replicas = before.replicas().stream().map(Node::id).toList();
+        int target = cluster.nodes().stream().map(TestNode::id).filter(id -> !replicas.contains(id)).findFirst()
+            .orElseThrow();
+        Map<Integer, Long> acked = new ConcurrentHashMap<>();
+        AtomicInteger failed = new AtomicInteger();
+        try (RaftlineProducer<String, String> producer = producer()) {
+            for (int i = 0; i < RECORDS_BEFORE; i++) {
+                send(producer, topic, i, acked, failed);
+            }
+            producer.flush();
+        }
+        assertThat(failed.get()).isZero();
+        Path move = plan("unthrottled", topic, List.of(leader, target));
+        long startNs = System.nanoTime();
+        Cli.Result executed = cli.run("reassign", "--plan", move.toString(), "--execute", "--wait");
+        double seconds = (System.nanoTime() - startNs) / 1e9;
+        assertThat(executed.exitCode()).as(executed.toString()).isZero();
+        long size = replicaOn(target, new TopicPartition(topic, 0)).sizeBytes();
+        System.out.printf("ReassignThrottleIT: unthrottled, %d bytes moved to broker %d in %.1f s: %.0f B/s%n", size, target,
+            seconds, size / seconds);
+    }
+
     private static void send(RaftlineProducer<String, String> producer, String topic, int i, Map<Integer, Long> acked,
                              AtomicInteger failed) {
         producer.send(new ProducerRecord<>(topic, 0, null, value(i)), (md, e) -> {
