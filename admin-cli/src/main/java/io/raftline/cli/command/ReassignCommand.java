@@ -70,6 +70,7 @@ import picocli.CommandLine.Option;
         "  raftline reassign --plan plan.json --execute > rollback.json",
         "  raftline reassign --plan plan.json --execute --throttle 10485760",
         "  raftline reassign --plan plan.json --verify", "  raftline reassign --plan plan.json --wait",
+        "  raftline reassign --plan plan.json --execute --wait",
         "  raftline reassign --plan plan.json --cancel"})
 public final class ReassignCommand implements Callable<Integer> {
 
@@ -84,6 +85,9 @@ public final class ReassignCommand implements Callable<Integer> {
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Mode mode;
+
+    /** The clock of --wait. */
+    Time time = SystemTime.INSTANCE;
 
     /** The progress line's period; an option only so that tests need not wait 5 s. */
     @Option(names = "--progress-interval-ms", hidden = true, defaultValue = "" + PROGRESS_INTERVAL_MS)
@@ -155,14 +159,20 @@ public final class ReassignCommand implements Callable<Integer> {
             if (withPlan.action != null && withPlan.action.cancel) {
                 return cancel(admin, plan);
             }
+            ObjectNode executed = Json.object();
             if (withPlan.action != null && withPlan.action.execute) {
-                execute(admin, plan, withPlan.throttle);
+                executed = execute(admin, plan, withPlan.throttle);
                 if (!withPlan.await) {
+                    if (options.json()) {
+                        Json.print(spec.commandLine().getOut(), executed);
+                    }
                     return 0;
                 }
+                // one JSON document: what --execute set up goes into the final status
+                executed.remove(List.of("ok", "partitions"));
             }
             if (withPlan.await) {
-                return await(admin, plan);
+                return await(admin, plan, executed);
             }
             return verify(admin, plan);
         }
@@ -201,7 +211,7 @@ public final class ReassignCommand implements Callable<Integer> {
      * Checks the plan against the cluster (every topic, partition and broker exists), prints the rollback plan, sets
      * the throttles, then starts the move. Refused input changes nothing.
      */
-    private void execute(Admin admin, Map<TopicPartition, List<Integer>> plan, Long throttle) {
+    private ObjectNode execute(Admin admin, Map<TopicPartition, List<Integer>> plan, Long throttle) {
         Map<TopicPartition, List<Integer>> current = currentAssignment(admin, plan);
         Set<Integer> registered = new TreeSet<>();
         Futures.get(admin.describeBrokers()).forEach(b -> registered.add(b.id()));
@@ -224,23 +234,22 @@ public final class ReassignCommand implements Callable<Integer> {
         Map<TopicPartition, Optional<NewPartitionReassignment>> request = new LinkedHashMap<>();
         plan.forEach((tp, replicas) -> request.put(tp, Optional.of(new NewPartitionReassignment(replicas))));
         Futures.get(admin.alterPartitionReassignments(request).all());
-        if (options.json()) {
-            ObjectNode doc = Json.object().put("ok", true).put("partitions", plan.size());
-            doc.set("rollback", rollback);
-            if (throttle != null) {
-                doc.put("throttle", throttle);
-                ints(doc.putArray("throttledBrokers"), List.copyOf(throttles.brokers()));
-            } else {
-                doc.putNull("throttle");
-            }
-            Json.print(out, doc);
+        ObjectNode doc = Json.object().put("ok", true).put("partitions", plan.size());
+        doc.set("rollback", rollback);
+        if (throttle != null) {
+            doc.put("throttle", throttle);
+            ints(doc.putArray("throttledBrokers"), List.copyOf(throttles.brokers()));
         } else {
+            doc.putNull("throttle");
+        }
+        if (!options.json()) {
             err.println("Started the reassignment of " + plan.size() + " partition(s)"
                 + (throttle == null ? "" : ", throttled to " + throttle + " B/s on broker(s) "
                     + join(List.copyOf(throttles.brokers())))
                 + "; follow it with --verify" + (throttle == null ? "." : ", which removes the throttles once it is done."));
             err.flush();
         }
+        return doc;
     }
 
     /** The replicas now of every partition of the plan; a missing topic or partition is one error. */
@@ -395,11 +404,14 @@ public final class ReassignCommand implements Callable<Integer> {
 
     /** {@code --verify}: prints where the plan stands; when it is done, removes the throttles. */
     private int verify(Admin admin, Map<TopicPartition, List<Integer>> plan) {
-        return report(admin, plan, status(admin, plan));
+        return report(admin, plan, status(admin, plan), Json.object());
     }
 
-    /** Prints a status (the JSON or the table and summary); exit 0 once complete (throttles removed), else 1. */
-    private int report(Admin admin, Map<TopicPartition, List<Integer>> plan, Status status) {
+    /**
+     * Prints a status (the JSON, with {@code extra}'s fields, or the table and summary); exit 0 once complete
+     * (throttles removed), else 1.
+     */
+    private int report(Admin admin, Map<TopicPartition, List<Integer>> plan, Status status, ObjectNode extra) {
         int removed = 0;
         if (status.complete()) {
             removed = removeThrottles(admin, plan.keySet().stream().map(TopicPartition::topic)
@@ -408,6 +420,7 @@ public final class ReassignCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         if (options.json()) {
+            status.doc().setAll(extra);
             Json.print(out, status.doc());
         } else {
             status.table().print(out);
@@ -427,15 +440,14 @@ public final class ReassignCommand implements Callable<Integer> {
      * every {@code --progress-interval-ms}; then reports as {@code --verify} does (a partition left mismatched, e.g.
      * cancelled, ends it with exit 1).
      */
-    private int await(Admin admin, Map<TopicPartition, List<Integer>> plan) {
-        Time time = SystemTime.INSTANCE;
+    private int await(Admin admin, Map<TopicPartition, List<Integer>> plan, ObjectNode extra) {
         PrintWriter err = spec.commandLine().getErr();
         long intervalNs = TimeUnit.MILLISECONDS.toNanos(Math.max(1, progressIntervalMs));
         long nextProgressNs = time.nanoseconds() + intervalNs;
         while (true) {
             Status status = status(admin, plan);
             if (status.moving() == 0) {
-                return report(admin, plan, status);
+                return report(admin, plan, status, extra);
             }
             long now = time.nanoseconds();
             if (now - nextProgressNs >= 0) {

@@ -280,9 +280,14 @@ class ReassignThrottleIT {
         assertThat(failed.get()).isZero();
         Path move = plan("unthrottled", topic, List.of(leader, target));
         long startNs = System.nanoTime();
-        Cli.Result executed = cli.run("reassign", "--plan", move.toString(), "--execute", "--wait");
+        Cli.Result executed = cli.run("reassign", "--plan", move.toString(), "--execute", "--wait", "--output", "json");
         double seconds = (System.nanoTime() - startNs) / 1e9;
         assertThat(executed.exitCode()).as(executed.toString()).isZero();
+        assertThat(executed.outLines()).as("--execute --wait: one JSON document").hasSize(1);
+        JsonNode doc = JSON.readTree(executed.out());
+        assertThat(doc.get("complete").asBoolean()).isTrue();
+        assertThat(doc.get("throttle").isNull()).isTrue();
+        assertThat(doc.get("rollback").get("partitions").get(0).get("replicas").size()).isEqualTo(2);
         long size = replicaOn(target, new TopicPartition(topic, 0)).sizeBytes();
         System.out.printf("ReassignThrottleIT: unthrottled, %d bytes moved to broker %d in %.1f s: %.0f B/s%n", size, target,
             seconds, size / seconds);
