@@ -34,7 +34,10 @@ public final class Throttle {
         setRate(ratePerSec, nowNs);
     }
 
-    /** Changes the rate from now on; the balance is capped at the new bucket size. */
+    /**
+     * Changes the rate from now on: a limit where there was none starts with a full bucket; a change of limit keeps
+     * the balance (a debt is paid back at the new rate), capped at the new bucket size.
+     */
     public synchronized void setRate(long ratePerSec, long nowNs) {
         if (ratePerSec <= 0) {
             throw new IllegalArgumentException("rate must be positive: " + ratePerSec);
