@@ -89,7 +89,8 @@ public final class ConfigsCommand {
                 Json.print(out, doc);
             } else {
                 Table table = new Table("NAME", "VALUE", "SOURCE");
-                entries.forEach(e -> table.row(e.name(), e.value(), e.source()));
+                // an empty value (e.g. no throttled replicas) as "-", so that the columns stay aligned
+                entries.forEach(e -> table.row(e.name(), e.value() == null || e.value().isEmpty() ? null : e.value(), e.source()));
                 table.print(out);
             }
             return 0;

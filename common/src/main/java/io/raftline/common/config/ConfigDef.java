@@ -76,6 +76,12 @@ public final class ConfigDef {
         return add(new Key(name, type, null, true, validator, doc, group));
     }
 
+    /** Defines every key of {@code other} here as well (one definition shared by two config sets). */
+    public ConfigDef defineAll(ConfigDef other) {
+        other.keys().values().forEach(this::add);
+        return this;
+    }
+
     private ConfigDef add(Key key) {
         if (keys.putIfAbsent(key.name(), key) != null) {
             throw new IllegalStateException("config key defined twice: " + key.name());

@@ -21,7 +21,8 @@ import java.util.Set;
 
 /**
  * The topic-level configs (Kafka's names and built-in defaults), each with the broker key that sets its default for
- * every topic. The one definition both sides use: the controller validates a CreateTopics or AlterConfigs value with
+ * every topic (none for the throttled replica lists, which only a topic has). The one definition both sides use:
+ * the controller validates a CreateTopics or AlterConfigs value with
  * it, and a broker parses a partition's log settings with it, so a value the controller accepts is one every broker
  * can use.
  */
@@ -44,6 +45,8 @@ public final class TopicConfig {
     public static final String MESSAGE_TIMESTAMP_TYPE = "message.timestamp.type";
     public static final String FILE_DELETE_DELAY_MS = "file.delete.delay.ms";
     public static final String MIN_CLEANABLE_DIRTY_RATIO = "min.cleanable.dirty.ratio";
+    public static final String LEADER_REPLICATION_THROTTLED_REPLICAS = "leader.replication.throttled.replicas";
+    public static final String FOLLOWER_REPLICATION_THROTTLED_REPLICAS = "follower.replication.throttled.replicas";
 
     private static final Map<String, String> BROKER_KEYS = new LinkedHashMap<>();
 
@@ -82,6 +85,12 @@ public final class TopicConfig {
             "Delay before a deleted segment's files go.");
         define(MIN_CLEANABLE_DIRTY_RATIO, "log.cleaner.min.cleanable.ratio", DOUBLE, 0.5, betweenDouble(0, 1),
             "Compact a log once this share of it is not yet compacted.");
+        define(LEADER_REPLICATION_THROTTLED_REPLICAS, null, LIST, "", ThrottledReplicas.validator(),
+            "Replicas (partition:broker,... or *) whose leader sends to out-of-sync followers within the broker's "
+                + "leader.replication.throttled.rate.");
+        define(FOLLOWER_REPLICATION_THROTTLED_REPLICAS, null, LIST, "", ThrottledReplicas.validator(),
+            "Replicas (partition:broker,... or *) that fetch, while out of sync, within their broker's "
+                + "follower.replication.throttled.rate.");
     }
 
     /** The built-in default of every topic config, as text. */
@@ -111,18 +120,20 @@ public final class TopicConfig {
         return BROKER_KEYS.containsKey(name);
     }
 
-    /** The broker key that sets a topic config's default (retention.ms → log.retention.ms). */
+    /**
+     * The broker key that sets a topic config's default (retention.ms → log.retention.ms); null for a topic config
+     * no broker key sets (the throttled replica lists).
+     */
     public static String brokerKey(String name) {
-        String key = BROKER_KEYS.get(name);
-        if (key == null) {
+        if (!BROKER_KEYS.containsKey(name)) {
             throw new IllegalArgumentException("unknown topic config '" + name + "'");
         }
-        return key;
+        return BROKER_KEYS.get(name);
     }
 
     /** The topic config a broker key sets the default of, if it is one. */
     public static Optional<String> topicNameOfBrokerKey(String brokerKey) {
-        return BROKER_KEYS.entrySet().stream().filter(e -> e.getValue().equals(brokerKey)).map(Map.Entry::getKey)
+        return BROKER_KEYS.entrySet().stream().filter(e -> brokerKey.equals(e.getValue())).map(Map.Entry::getKey)
             .findFirst();
     }
 

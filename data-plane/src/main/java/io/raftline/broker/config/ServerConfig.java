@@ -19,6 +19,7 @@ import io.raftline.common.config.ConfigDef;
 import io.raftline.common.config.ConfigDef.UnknownKeys;
 import io.raftline.common.config.ConfigException;
 import io.raftline.common.config.HostPort;
+import io.raftline.common.config.ReplicationThrottleConfig;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -155,6 +156,7 @@ public final class ServerConfig {
         .define("replica.fetch.wait.max.ms", INT, 500, atLeast(0), "replication", "Longest wait of a follower's fetch.")
         .define("replica.fetch.min.bytes", INT, 1, atLeast(1), "replication", "Least bytes a follower's fetch waits for.")
         .define("replica.fetch.backoff.ms", INT, 1000, atLeast(0), "replication", "Pause after a failed follower fetch.")
+        .defineAll(ReplicationThrottleConfig.DEF)
         .define("replica.high.watermark.checkpoint.interval.ms", LONG, 5000L, atLeast(1), "replication",
             "How often high watermarks are written to disk.")
         .define("controlled.shutdown.enable", BOOLEAN, true, null, "replication",

@@ -126,7 +126,8 @@ public final class LogConfig {
     public static Map<String, String> topicDefaults(Map<String, String> brokerProps) {
         Map<String, String> out = new LinkedHashMap<>();
         for (Map.Entry<String, String> e : TopicConfig.BUILT_IN_DEFAULTS.entrySet()) {
-            String brokerValue = brokerProps.get(TopicConfig.brokerKey(e.getKey()));
+            String brokerKey = TopicConfig.brokerKey(e.getKey());
+            String brokerValue = brokerKey == null ? null : brokerProps.get(brokerKey);
             out.put(e.getKey(), brokerValue != null ? brokerValue.trim() : e.getValue());
         }
         if (!brokerProps.containsKey("log.retention.ms")) {

@@ -1,5 +1,6 @@
 package io.raftline.broker.replica;
 
+import io.raftline.broker.log.FetchDataInfo;
 import io.raftline.protocol.ErrorCode;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +19,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Fetches from leaders, for consumers and followers, with Kafka's long poll: a fetch that finds fewer than
  * {@code min.bytes} waits up to {@code max.wait.ms}, and is answered as soon as an append or a high-watermark
- * move on one of its partitions makes enough data readable.
+ * move on one of its partitions makes enough data readable. A follower out of the ISR of a replica under the
+ * leader replication throttle gets its records within the throttle ({@link ReplicationQuotas}): none while the
+ * throttle is in debt, so its fetch waits in the long poll, then at most the allowance (one batch at least).
  */
 public final class FetchManager implements AutoCloseable {
 
@@ -43,12 +46,21 @@ public final class FetchManager implements AutoCloseable {
         }
     }
 
-    /** One partition's answer; {@code leaderId} names the leader this broker knows on NOT_LEADER. */
-    public record PartitionData(TopicPartition tp, Partition.ReadResult result, int leaderId, int leaderEpoch) {
+    /**
+     * One partition's answer; {@code leaderId} names the leader this broker knows on NOT_LEADER; {@code throttled}:
+     * its bytes count against the leader replication throttle.
+     */
+    public record PartitionData(TopicPartition tp, Partition.ReadResult result, int leaderId, int leaderEpoch,
+                                boolean throttled) {
+        PartitionData(TopicPartition tp, Partition.ReadResult result, int leaderId, int leaderEpoch) {
+            this(tp, result, leaderId, leaderEpoch, false);
+        }
     }
 
     private final ReplicaManager replicaManager;
     private final ScheduledExecutorService scheduler;
+    /** The leader replication throttle: followers out of the ISR of throttled replicas get records within it. */
+    private final ReplicationQuotas quotas;
     private final ExecutorService wakeups = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "fetch-wakeup");
         t.setDaemon(true);
@@ -58,9 +70,10 @@ public final class FetchManager implements AutoCloseable {
     /** Long polls parked now, by who asked (index 0 consumers, 1 followers): the fetch purgatory's size. */
     private final AtomicInteger[] parked = {new AtomicInteger(), new AtomicInteger()};
 
-    FetchManager(ReplicaManager replicaManager, ScheduledExecutorService scheduler) {
+    FetchManager(ReplicaManager replicaManager, ScheduledExecutorService scheduler, ReplicationQuotas quotas) {
         this.replicaManager = replicaManager;
         this.scheduler = scheduler;
+        this.quotas = quotas;
     }
 
     /** Answers now when enough is readable, else when it becomes so or {@code maxWaitMs} passes. */
@@ -129,14 +142,37 @@ public final class FetchManager implements AutoCloseable {
             if (maxBytes <= 0 && !first) {
                 maxBytes = 0;
             }
+            boolean throttled = request.fromFollower()
+                && quotas.leaderThrottles(pf.tp(), partition.isr().contains(request.replicaId()));
+            long allowance = throttled ? quotas.leaderAllowance() : Long.MAX_VALUE;
+            maxBytes = (int) Math.min(maxBytes, allowance);
             Partition.ReadResult result = partition.read(request.check(pf), registered, maxBytes);
+            if (throttled && allowance <= 0 && result.data() != null) {
+                // over the throttle: the offsets and any divergence, but no records until the debt is paid back
+                result = new Partition.ReadResult(result.error(), result.message(), result.highWatermark(),
+                    result.logStartOffset(), result.logEndOffset(), FetchDataInfo.empty(pf.fetchOffset()),
+                    result.divergingEpoch(), result.divergingEndOffset());
+            }
             if (result.data() != null) {
                 budget -= result.data().sizeInBytes();
                 first = false;
             }
-            out.add(new PartitionData(pf.tp(), result, partition.leaderId(), partition.leaderEpoch()));
+            out.add(new PartitionData(pf.tp(), result, partition.leaderId(), partition.leaderEpoch(), throttled));
         }
         return out;
+    }
+
+    /** Counts the bytes of throttled partitions in an answer about to go out against the leader throttle. */
+    private void recordThrottled(List<PartitionData> data) {
+        long bytes = 0;
+        for (PartitionData pd : data) {
+            if (pd.throttled() && pd.result().data() != null) {
+                bytes += pd.result().data().sizeInBytes();
+            }
+        }
+        if (bytes > 0) {
+            quotas.recordLeader(bytes);
+        }
     }
 
     private final class DelayedFetch {
@@ -180,6 +216,7 @@ public final class FetchManager implements AutoCloseable {
             if (force || interesting || bytes >= Math.max(1, request.minBytes())) {
                 if (done.compareAndSet(false, true)) {
                     unregister();
+                    recordThrottled(data);
                     future.complete(data);
                 }
                 return true;

@@ -54,6 +54,8 @@ final class ReplicaFetcher implements AutoCloseable {
     private final ReplicaFetcherManager.Settings settings;
     /** Read for the pauses after an error ({@link Time#nanoseconds}); the waits themselves are real. */
     private final Time time;
+    /** The follower replication throttle: out-of-sync throttled replicas fetch within it. */
+    private final ReplicationQuotas quotas;
     private final Map<TopicPartition, Fetched> partitions = new ConcurrentHashMap<>();
     /** Partitions paused after an error until the metadata moves them (by removing and re-adding). */
     private final Map<TopicPartition, Long> pausedUntilNs = new ConcurrentHashMap<>();
@@ -67,8 +69,9 @@ final class ReplicaFetcher implements AutoCloseable {
 
     /** @param brokerEpoch this broker's registered epoch, sent with every fetch (the leader checks it, KIP-903) */
     ReplicaFetcher(int brokerId, LongSupplier brokerEpoch, int leaderId, Endpoint endpoint, ReplicaFetcherManager.Settings settings,
-                   Time time) {
+                   Time time, ReplicationQuotas quotas) {
         this.brokerId = brokerId;
+        this.quotas = quotas;
         this.brokerEpoch = brokerEpoch;
         this.leaderId = leaderId;
         this.endpoint = endpoint;
@@ -181,7 +184,10 @@ final class ReplicaFetcher implements AutoCloseable {
         }
     }
 
-    /** The next request: every partition not paused, from its log end offset. */
+    /**
+     * The next request: every partition not paused, from its log end offset. A partition under the follower
+     * throttle is left out while the throttle is in debt, and asks for no more than its allowance otherwise.
+     */
     FetchRequest buildRequest() {
         FetchRequest.Builder b = FetchRequest.newBuilder()
             .setCorrelationId(correlation.incrementAndGet())
@@ -200,6 +206,14 @@ final class ReplicaFetcher implements AutoCloseable {
             if (log == null) {
                 continue;
             }
+            int maxBytes = settings.maxBytesPerPartition();
+            if (throttled(e.getKey(), e.getValue().partition())) {
+                long allowance = quotas.followerAllowance();
+                if (allowance <= 0) {
+                    continue;
+                }
+                maxBytes = (int) Math.min(maxBytes, allowance);
+            }
             b.addPartitions(FetchRequest.FetchPartition.newBuilder()
                 .setTopic(e.getKey().topic())
                 .setPartition(e.getKey().partition())
@@ -207,7 +221,7 @@ final class ReplicaFetcher implements AutoCloseable {
                 .setCurrentLeaderEpoch(e.getValue().leaderEpoch())
                 .setLastFetchedEpoch(log.latestEpoch())
                 .setLogStartOffset(log.logStartOffset())
-                .setPartitionMaxBytes(settings.maxBytesPerPartition()));
+                .setPartitionMaxBytes(maxBytes));
         }
         return b.build();
     }
@@ -247,7 +261,11 @@ final class ReplicaFetcher implements AutoCloseable {
                         data.getDivergingEpoch().getEndOffset(), epoch);
                 } else if (code == ErrorCode.NONE) {
                     ByteBuffer records = data.getRecords().asReadOnlyByteBuffer();
+                    boolean throttled = throttled(tp, partition);
                     partition.appendAsFollower(records, sent.getFetchOffset(), data.getHighWatermark(), epoch);
+                    if (throttled) {
+                        quotas.recordFollower(data.getRecords().size());
+                    }
                 } else if (code == ErrorCode.OFFSET_OUT_OF_RANGE) {
                     handleOutOfRange(tp, partition, data, epoch);
                 } else {
@@ -260,6 +278,10 @@ final class ReplicaFetcher implements AutoCloseable {
                 pauseAfterError(tp);
             }
         }
+    }
+
+    private boolean throttled(TopicPartition tp, Partition partition) {
+        return quotas.followerThrottles(tp, partition.isr().contains(brokerId));
     }
 
     /** Whether an answer to {@code sent} applies to a partition now fetched at {@code leaderEpoch} from {@code logEnd}. */

@@ -26,11 +26,14 @@ public final class ReplicaFetcherManager implements AutoCloseable {
     private final ReplicaManager replicaManager;
     private final Settings settings;
     private final Time time;
+    private final ReplicationQuotas quotas;
     private final Map<Integer, ReplicaFetcher> fetchers = new HashMap<>();
     private final Map<TopicPartition, Integer> leaderOf = new HashMap<>();
 
-    ReplicaFetcherManager(int brokerId, ReplicaManager replicaManager, Settings settings, Time time) {
+    ReplicaFetcherManager(int brokerId, ReplicaManager replicaManager, Settings settings, Time time,
+                          ReplicationQuotas quotas) {
         this.brokerId = brokerId;
+        this.quotas = quotas;
         this.replicaManager = replicaManager;
         this.settings = settings;
         this.time = time;
@@ -51,7 +54,8 @@ public final class ReplicaFetcherManager implements AutoCloseable {
             fetcher = null;
         }
         if (fetcher == null) {
-            fetcher = new ReplicaFetcher(brokerId, replicaManager::localBrokerEpoch, leader.id(), endpoint, settings, time);
+            fetcher = new ReplicaFetcher(brokerId, replicaManager::localBrokerEpoch, leader.id(), endpoint, settings, time,
+                quotas);
             fetcher.start();
             fetchers.put(leader.id(), fetcher);
         }

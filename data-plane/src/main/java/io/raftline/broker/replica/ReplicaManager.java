@@ -63,6 +63,7 @@ public final class ReplicaManager implements AutoCloseable {
     /** Replicas assigned here for which no online log dir was left to create the log in. */
     private final Map<TopicPartition, Uuid> unplaceable = new ConcurrentHashMap<>();
     private final FetchManager fetchManager;
+    private final ReplicationQuotas quotas;
     private final ReplicaFetcherManager fetcherManager;
     private volatile MetadataImage image = MetadataImage.EMPTY;
     private volatile boolean fenced;
@@ -106,8 +107,9 @@ public final class ReplicaManager implements AutoCloseable {
         this.brokerEpoch = brokerEpoch;
         this.replicaLagTimeMaxMs = replicaLagTimeMaxMs;
         this.isrCheckMs = Math.max(50, Math.min(replicaLagTimeMaxMs / 2, 2_500));
-        this.fetchManager = new FetchManager(this, scheduler);
-        this.fetcherManager = new ReplicaFetcherManager(brokerId, this, fetcherSettings, time);
+        this.quotas = new ReplicationQuotas(brokerId, time, brokerLogDefaults);
+        this.fetchManager = new FetchManager(this, scheduler, quotas);
+        this.fetcherManager = new ReplicaFetcherManager(brokerId, this, fetcherSettings, time, quotas);
     }
 
     public void startup() {
@@ -168,6 +170,7 @@ public final class ReplicaManager implements AutoCloseable {
      */
     public void applyDelta(MetadataDelta delta, MetadataImage newImage) {
         this.image = newImage;
+        quotas.update(newImage);
         for (Map.Entry<TopicIdPartition, MetadataDelta.Change<PartitionRegistration>> e : delta.changedPartitions().entrySet()) {
             TopicIdPartition tip = e.getKey();
             PartitionRegistration after = e.getValue().after();

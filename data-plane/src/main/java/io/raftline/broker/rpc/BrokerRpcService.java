@@ -231,10 +231,17 @@ public final class BrokerRpcService extends DataPlaneRpc {
                 }
             }
         } else {
-            for (Map.Entry<String, String> e : new TreeMap<>(brokerConfig).entrySet()) {
-                out.addConfigs(DescribeConfigsResponse.ConfigEntry.newBuilder().setName(e.getKey()).setValue(e.getValue())
-                    .setSource("broker").setReadOnly(true));
+            // dynamic values (this broker's, else the cluster-wide default) over the file's, as Kafka lists them
+            Map<String, String> own = image.configs(ConfigResource.broker(request.getResourceName()));
+            Map<String, String> cluster = image.configs(ConfigResource.broker(""));
+            TreeMap<String, String[]> entries = new TreeMap<>();
+            brokerConfig.forEach((k, v) -> entries.put(k, new String[] {v, "broker"}));
+            cluster.forEach((k, v) -> entries.put(k, new String[] {v, "dynamic-default"}));
+            if (!request.getResourceName().isEmpty()) {
+                own.forEach((k, v) -> entries.put(k, new String[] {v, "dynamic-broker"}));
             }
+            entries.forEach((k, v) -> out.addConfigs(DescribeConfigsResponse.ConfigEntry.newBuilder().setName(k)
+                .setValue(v[0]).setSource(v[1]).setReadOnly(v[1].equals("broker"))));
         }
         responses.onNext(out.build());
         responses.onCompleted();

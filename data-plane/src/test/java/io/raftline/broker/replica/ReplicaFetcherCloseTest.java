@@ -100,7 +100,7 @@ class ReplicaFetcherCloseTest {
             new PartitionRegistration(List.of(1, 2), List.of(1, 2), 1, 0, 0, List.of(), List.of(), false), log, 0);
         Endpoint endpoint = Endpoint.newBuilder().setName("broker").setHost("127.0.0.1").setPort(leader.getPort()).build();
         ReplicaFetcher fetcher = new ReplicaFetcher(2, () -> 7, 1, endpoint,
-            new ReplicaFetcherManager.Settings(500, 1, 1 << 20, 10 << 20, 100, 30_000), time);
+            new ReplicaFetcherManager.Settings(500, 1, 1 << 20, 10 << 20, 100, 30_000), time, ReplicationQuotas.none(time));
         Object partitionLock = lockOf(partition);
         Thread closer = new Thread(fetcher::close, "closer");
         synchronized (partitionLock) {

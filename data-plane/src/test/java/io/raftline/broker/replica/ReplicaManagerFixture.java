@@ -12,6 +12,8 @@ import io.raftline.protocol.controller.AlterPartitionRequest;
 import io.raftline.protocol.controller.AlterPartitionResponse;
 import io.raftline.protocol.metadata.BrokerState;
 import io.raftline.protocol.metadata.BrokerStateRecord;
+import io.raftline.protocol.metadata.ConfigRecord;
+import io.raftline.protocol.metadata.ConfigResourceType;
 import io.raftline.protocol.metadata.Endpoint;
 import io.raftline.protocol.metadata.MetadataRecord;
 import io.raftline.protocol.metadata.PartitionRecord;
@@ -40,7 +42,8 @@ public final class ReplicaManagerFixture implements AutoCloseable {
     public final List<AlterPartitionRequest> alterPartitions = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2);
     private final LogManager logManager;
-    private final MetadataImage image;
+    private volatile MetadataImage image;
+    private long index;
 
     /** Broker 1 leads {@code partitions} partitions of {@code t}, each with these replicas and ISR. */
     public ReplicaManagerFixture(Path dir, int partitions, List<Integer> replicas, List<Integer> isr) {
@@ -69,6 +72,19 @@ public final class ReplicaManagerFixture implements AutoCloseable {
                 .setLeader(1).setLeaderEpoch(LEADER_EPOCH).setPartitionEpoch(1))), index);
         }
         delta.apply(index);
+        image = delta.image();
+        this.index = index;
+        replicaManager.applyDelta(delta, image);
+    }
+
+    /** Sets ({@code value} non-null) or removes a dynamic config, as a committed ConfigRecord reaches the broker. */
+    public void config(ConfigResourceType type, String resource, String name, String value) {
+        ConfigRecord.Builder c = ConfigRecord.newBuilder().setResourceType(type).setResourceName(resource).setName(name);
+        if (value != null) {
+            c.setValue(value);
+        }
+        MetadataDelta delta = MetadataDelta.replayAll(image, ++index, List.of(MetadataImage.wrap(
+            MetadataRecord.newBuilder().setConfig(c))));
         image = delta.image();
         replicaManager.applyDelta(delta, image);
     }

@@ -45,12 +45,18 @@ final class ReplicationPair implements AutoCloseable {
     private final ReplicaFetcher[] fetchers = new ReplicaFetcher[3];
 
     ReplicationPair(Path dir) throws IOException {
+        this(dir, Map.of());
+    }
+
+    /** @param quotas the replication throttles of some brokers' fetchers (the others: none) */
+    ReplicationPair(Path dir, Map<Integer, ReplicationQuotas> quotas) throws IOException {
         for (int broker = 1; broker <= 2; broker++) {
             logs[broker] = Log.open(dir.resolve("broker-" + broker).resolve("t-0"), "t", 0, new byte[16],
                 LogConfig.fromProperties(Map.of(), Map.of()), 0, false, time, scheduler, (l, e) -> { });
             partitions[broker] = new Partition(TP, broker, time);
             Endpoint endpoint = Endpoint.newBuilder().setName("broker").setHost("127.0.0.1").setPort(1).build();
-            fetchers[broker] = new ReplicaFetcher(broker, () -> BROKER_EPOCH, 3 - broker, endpoint, SETTINGS, time);
+            fetchers[broker] = new ReplicaFetcher(broker, () -> BROKER_EPOCH, 3 - broker, endpoint, SETTINGS, time,
+                quotas.getOrDefault(broker, ReplicationQuotas.none(time)));
         }
     }
 
@@ -74,8 +80,13 @@ final class ReplicationPair implements AutoCloseable {
 
     /** {@code broker} follows the other broker at {@code epoch} and fetches from it. */
     void follow(int broker, int epoch) {
+        follow(broker, epoch, REPLICAS);
+    }
+
+    /** {@code broker} follows the other broker at {@code epoch}, the partition's ISR being {@code isr}. */
+    void follow(int broker, int epoch, List<Integer> isr) {
         fetchers[broker].removePartition(TP);
-        partitions[broker].makeFollower(TOPIC_ID, registration(3 - broker, epoch, REPLICAS), logs[broker], 0);
+        partitions[broker].makeFollower(TOPIC_ID, registration(3 - broker, epoch, isr), logs[broker], 0);
         fetchers[broker].addPartition(TP, epoch, partitions[broker]);
     }
 

@@ -52,7 +52,8 @@ public final class TopicConfigs {
         if (own != null) {
             return own;
         }
-        String cluster = image.configs(ConfigResource.broker("")).get(brokerKey(name));
+        String brokerKey = brokerKey(name);
+        String cluster = brokerKey == null ? null : image.configs(ConfigResource.broker("")).get(brokerKey);
         if (cluster != null) {
             return cluster;
         }

@@ -1,6 +1,7 @@
 package io.raftline.metadata.controller;
 
 import io.raftline.common.Uuid;
+import io.raftline.common.config.ReplicationThrottleConfig;
 import io.raftline.common.config.TopicConfig;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.metadata.image.TopicImage;
@@ -25,6 +26,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.random.RandomGenerator;
@@ -262,10 +264,15 @@ final class TopicControl {
                 || image.broker(Integer.parseInt(name)).isEmpty())) {
                 return "unknown broker '" + name + "' (use '' for the cluster-wide default)";
             }
+            if (ReplicationThrottleConfig.isKnown(op.getName())) {
+                return value == null ? null : ReplicationThrottleConfig.problem(op.getName(), value).orElse(null);
+            }
             var topicName = TopicConfigs.topicNameOfBrokerKey(op.getName());
             if (topicName.isEmpty()) {
-                return "'" + op.getName() + "' is not a dynamic broker config; dynamic ones are the topic defaults: "
-                    + TopicConfigs.names().stream().map(TopicConfigs::brokerKey).toList();
+                List<String> dynamic = new ArrayList<>(ReplicationThrottleConfig.DEF.names());
+                TopicConfigs.names().stream().map(TopicConfigs::brokerKey).filter(Objects::nonNull).forEach(dynamic::add);
+                return "'" + op.getName() + "' is not a dynamic broker config; dynamic ones are the replication "
+                    + "throttles and the topic defaults: " + dynamic;
             }
             return value == null ? null : TopicConfigs.validate(topicName.get(), value).orElse(null);
         }

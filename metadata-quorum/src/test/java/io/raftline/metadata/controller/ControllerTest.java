@@ -21,6 +21,7 @@ import io.raftline.protocol.controller.RegisterBrokerRequest;
 import io.raftline.protocol.metadata.BrokerState;
 import io.raftline.protocol.metadata.ConfigResourceType;
 import io.raftline.protocol.metadata.Endpoint;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -272,6 +273,51 @@ class ControllerTest {
             .containsExactly(ErrorCode.NONE, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION);
         assertThat(ctx.image.topic("ok")).isEmpty();
         assertThat(ctx.image.configs(io.raftline.metadata.image.ConfigResource.topic("ok"))).isEmpty();
+    }
+
+    private static AlterConfigsRequest.Op op(ConfigResourceType type, String resource, String name, String value) {
+        AlterConfigsRequest.Op.Builder b = AlterConfigsRequest.Op.newBuilder().setResourceType(type)
+            .setResourceName(resource).setName(name);
+        if (value != null) {
+            b.setValue(value);
+        }
+        return b.build();
+    }
+
+    /** The replication throttles: rates on brokers (one or all), replica lists on topics, Kafka's formats only. */
+    @Test
+    void replicationThrottleConfigsAreValidatedAndStored() {
+        ControllerTestContext ctx = new ControllerTestContext(ControllerConfig.builder().build(), 1);
+        ctx.startBrokers(2);
+        ctx.createTopic("t", 2, 1, Map.of());
+        Object[][] table = {
+            {ConfigResourceType.BROKER, "1", "leader.replication.throttled.rate", "524288", ErrorCode.NONE},
+            {ConfigResourceType.BROKER, "", "follower.replication.throttled.rate", "1000", ErrorCode.NONE},
+            {ConfigResourceType.BROKER, "1", "leader.replication.throttled.rate", "0", ErrorCode.INVALID_CONFIG},
+            {ConfigResourceType.BROKER, "1", "follower.replication.throttled.rate", "fast", ErrorCode.INVALID_CONFIG},
+            {ConfigResourceType.BROKER, "1", "leader.replication.throttled.replicas", "*", ErrorCode.INVALID_CONFIG},
+            {ConfigResourceType.TOPIC, "t", "leader.replication.throttled.replicas", "0:1,1:2", ErrorCode.NONE},
+            {ConfigResourceType.TOPIC, "t", "follower.replication.throttled.replicas", "*", ErrorCode.NONE},
+            {ConfigResourceType.TOPIC, "t", "follower.replication.throttled.replicas", "0-1", ErrorCode.INVALID_CONFIG},
+            {ConfigResourceType.TOPIC, "t", "leader.replication.throttled.replicas", "0:1,*", ErrorCode.INVALID_CONFIG},
+            {ConfigResourceType.TOPIC, "t", "leader.replication.throttled.rate", "5", ErrorCode.INVALID_CONFIG},
+        };
+        for (Object[] row : table) {
+            AlterConfigsResponse r = ctx.run(ctx.controller.alterConfigs(ctx.image, AlterConfigsRequest.newBuilder()
+                .addOps(op((ConfigResourceType) row[0], (String) row[1], (String) row[2], (String) row[3])).build()));
+            assertThat(r.getError().getCode()).as(Arrays.toString(row) + ": " + r.getError().getMessage()).isEqualTo(row[4]);
+        }
+        assertThat(ctx.image.configs(io.raftline.metadata.image.ConfigResource.broker("1")))
+            .containsExactly(Map.entry("leader.replication.throttled.rate", "524288"));
+        assertThat(ctx.image.configs(io.raftline.metadata.image.ConfigResource.topic("t")))
+            .containsEntry("leader.replication.throttled.replicas", "0:1,1:2")
+            .containsEntry("follower.replication.throttled.replicas", "*");
+        ctx.run(ctx.controller.alterConfigs(ctx.image, AlterConfigsRequest.newBuilder()
+            .addOps(op(ConfigResourceType.BROKER, "1", "leader.replication.throttled.rate", null))
+            .addOps(op(ConfigResourceType.TOPIC, "t", "leader.replication.throttled.replicas", null)).build()));
+        assertThat(ctx.image.configs(io.raftline.metadata.image.ConfigResource.broker("1"))).isEmpty();
+        assertThat(ctx.image.configs(io.raftline.metadata.image.ConfigResource.topic("t")))
+            .doesNotContainKey("leader.replication.throttled.replicas");
     }
 
     @Test

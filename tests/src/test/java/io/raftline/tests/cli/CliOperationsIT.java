@@ -124,12 +124,25 @@ class CliOperationsIT {
 
     private static void awaitComplete(Cli cli, Path plan) {
         TestCluster.await(() -> {
+            Cli.Result r = cli.run("reassign", "--plan", plan.toString(), "--verify", "--output", "json");
+            if (r.exitCode() != 0) {
+                assertOneErrorLine(r, 1, "partition(s)");
+                return false;
+            }
             try {
-                return json(cli, "reassign", "--plan", plan.toString(), "--verify").get("complete").asBoolean();
+                return json(r).get("complete").asBoolean();
             } catch (IOException e) {
                 throw new IllegalStateException(e);
             }
         }, SETTLE, "the reassignment " + plan.getFileName() + " to complete");
+    }
+
+    /** {@code --verify} of a plan not done: exit 1 with one error line, and the status document on stdout. */
+    private static JsonNode verifyNotDone(Cli cli, Path plan, String why) throws IOException {
+        Cli.Result r = cli.run("reassign", "--plan", plan.toString(), "--verify", "--output", "json");
+        assertOneErrorLine(r, 1, why);
+        assertThat(r.outLines()).as(r.toString()).hasSize(1);
+        return JSON.readTree(r.out());
     }
 
     /**
@@ -178,7 +191,7 @@ class CliOperationsIT {
         try {
             Path both = plan("both", "moves", List.of(y, x));
             json(viaY, "reassign", "--plan", both.toString(), "--execute");
-            JsonNode verify = json(viaY, "reassign", "--plan", both.toString(), "--verify");
+            JsonNode verify = verifyNotDone(viaY, both, "1 of 1 partition(s) still moving");
             assertThat(verify.get("complete").asBoolean()).isFalse();
             assertThat(verify.get("moving")).hasSize(1);
             JsonNode moving = verify.get("moving").get(0);
@@ -188,7 +201,7 @@ class CliOperationsIT {
             assertThat(ints(moving.get("isr"))).containsExactly(y);
             assertThat(ints(moving.get("catchingUp"))).containsExactly(x);
             Cli.Result verifyTable = viaY.run("reassign", "--plan", both.toString(), "--verify");
-            assertThat(verifyTable.exitCode()).as(verifyTable.toString()).isZero();
+            assertOneErrorLine(verifyTable, 1, "still moving");
             List<String> tableLines = verifyTable.outLines();
             assertAligned(String.join("\n", tableLines.subList(0, tableLines.size() - 1)),
                 "TOPIC", "PARTITION", "STATE", "TARGET", "REPLICAS", "ISR", "CATCHING-UP", "REMOVING");
@@ -226,7 +239,7 @@ class CliOperationsIT {
             Cli.Result cancel = viaY.run("reassign", "--plan", both.toString(), "--cancel");
             assertThat(cancel.exitCode()).as(cancel.toString()).isZero();
             assertThat(cancel.out()).contains("Cancelled the reassignment of 1 partition(s)");
-            JsonNode afterCancel = json(viaY, "reassign", "--plan", both.toString(), "--verify");
+            JsonNode afterCancel = verifyNotDone(viaY, both, "neither moving nor on the plan's replicas");
             assertThat(afterCancel.get("complete").asBoolean()).isFalse();
             assertThat(afterCancel.get("mismatched")).hasSize(1);
             assertThat(ints(afterCancel.get("mismatched").get(0).get("replicas"))).containsExactly(y);
