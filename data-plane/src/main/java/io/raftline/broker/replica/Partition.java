@@ -526,6 +526,32 @@ public final class Partition {
     }
 
     // ---------------------------------------------------------------------------------------------------------
+    // Leader: delete records
+
+    /**
+     * Deletes the records below {@code offset} ({@code -1}: the high watermark) as leader: moves the log start offset
+     * there, durably (see {@link Log#maybeIncrementLogStartOffset}); an offset at or below the start changes nothing.
+     * Followers take the new start from their next fetch. Returns the log start offset (the low watermark).
+     *
+     * @throws ReplicaException NOT_LEADER, or OFFSET_OUT_OF_RANGE for an offset above the high watermark or below -1
+     * @throws LogException STORAGE_ERROR if the log is offline
+     */
+    public long deleteRecordsBefore(long offset) {
+        synchronized (lock) {
+            Log l = log;
+            if (!leader || l == null) {
+                throw new ReplicaException(ErrorCode.NOT_LEADER, "broker " + localBrokerId + " is not the leader of " + tp);
+            }
+            long target = offset == -1 ? highWatermark : offset;
+            if (target < 0 || target > highWatermark) {
+                throw new ReplicaException(ErrorCode.OFFSET_OUT_OF_RANGE, tp + ": cannot delete records before offset " + offset
+                    + ": it is not between 0 and the high watermark " + highWatermark + " (or -1 for the high watermark)");
+            }
+            return l.maybeIncrementLogStartOffset(target);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
     // Leader: ISR
 
     /**
@@ -622,9 +648,11 @@ public final class Partition {
 
     /**
      * Appends batches fetched from the leader from {@code fetchOffset} (which must be the log end offset; see
-     * {@link Log#appendAsFollower}) and takes the leader's high watermark.
+     * {@link Log#appendAsFollower}), takes the leader's high watermark, and the leader's log start offset as far as
+     * this replica's high watermark (records deleted on the leader, by request or retention, go here too).
      */
-    public void appendAsFollower(ByteBuffer records, long fetchOffset, long leaderHighWatermark, int expectedLeaderEpoch) {
+    public void appendAsFollower(ByteBuffer records, long fetchOffset, long leaderHighWatermark, long leaderLogStartOffset,
+                                 int expectedLeaderEpoch) {
         synchronized (lock) {
             Log l = log;
             if (leader || l == null || expectedLeaderEpoch != leaderEpoch) {
@@ -639,6 +667,10 @@ public final class Partition {
             long hw = Math.max(highWatermark, Math.min(leaderHighWatermark, l.logEndOffset()));
             if (hw != highWatermark) {
                 setHighWatermarkLocked(hw);
+            }
+            long start = Math.min(leaderLogStartOffset, highWatermark);
+            if (start > l.logStartOffset()) {
+                l.maybeIncrementLogStartOffset(start);
             }
         }
     }

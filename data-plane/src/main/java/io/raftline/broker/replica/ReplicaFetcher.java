@@ -247,7 +247,8 @@ final class ReplicaFetcher implements AutoCloseable {
                         data.getDivergingEpoch().getEndOffset(), epoch);
                 } else if (code == ErrorCode.NONE) {
                     ByteBuffer records = data.getRecords().asReadOnlyByteBuffer();
-                    partition.appendAsFollower(records, sent.getFetchOffset(), data.getHighWatermark(), epoch);
+                    partition.appendAsFollower(records, sent.getFetchOffset(), data.getHighWatermark(), data.getLogStartOffset(),
+                        epoch);
                 } else if (code == ErrorCode.OFFSET_OUT_OF_RANGE) {
                     handleOutOfRange(tp, partition, data, epoch);
                 } else {

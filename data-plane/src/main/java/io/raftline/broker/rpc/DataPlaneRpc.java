@@ -4,9 +4,11 @@ import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.raftline.broker.log.Log;
+import io.raftline.broker.log.LogException;
 import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
+import io.raftline.broker.replica.ReplicaException;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
 import io.raftline.metadata.image.BrokerRegistration;
@@ -15,6 +17,8 @@ import io.raftline.protocol.Error;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.HostPort;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
+import io.raftline.protocol.broker.DeleteRecordsRequest;
+import io.raftline.protocol.broker.DeleteRecordsResponse;
 import io.raftline.protocol.broker.DescribeLogsRequest;
 import io.raftline.protocol.broker.DescribeLogsResponse;
 import io.raftline.protocol.broker.EpochEndOffset;
@@ -432,6 +436,38 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                     log.offsetForTimestamp(q.getTimestamp())
                         .filter(found -> found.offset() < hw)
                         .ifPresent(found -> r.setOffset(found.offset()).setTimestamp(found.timestamp()));
+                }
+            }
+            out.addPartitions(r);
+        }
+        responses.onNext(out.build());
+        responses.onCompleted();
+    }
+
+    /** Each partition's leader moves its log start offset (see {@link Partition#deleteRecordsBefore}). */
+    @Override
+    public void deleteRecords(DeleteRecordsRequest request, StreamObserver<DeleteRecordsResponse> responses) {
+        DeleteRecordsResponse.Builder out = DeleteRecordsResponse.newBuilder();
+        for (DeleteRecordsRequest.PartitionOffset q : request.getPartitionsList()) {
+            TopicPartition tp = new TopicPartition(q.getTopic(), q.getPartition());
+            DeleteRecordsResponse.PartitionResult.Builder r = DeleteRecordsResponse.PartitionResult.newBuilder()
+                .setTopic(q.getTopic()).setPartition(q.getPartition()).setLowWatermark(-1);
+            Partition partition = replicaManager.partition(tp).orElse(null);
+            if (partition == null || !partition.isLeader() || partition.log() == null) {
+                ReplicaManager.ProduceResult why = partition == null ? replicaManager.notHere(tp)
+                    : ReplicaManager.ProduceResult.failed(ErrorCode.NOT_LEADER, "not the leader of " + tp);
+                r.setError(error(why.error(), why.message()));
+                leaderHint(tp).ifPresent(r::setCurrentLeader);
+            } else {
+                try {
+                    r.setLowWatermark(partition.deleteRecordsBefore(q.getOffset()));
+                } catch (ReplicaException e) {
+                    r.setError(error(e.code(), e.getMessage()));
+                    if (e.code() == ErrorCode.NOT_LEADER) {
+                        leaderHint(tp).ifPresent(r::setCurrentLeader);
+                    }
+                } catch (LogException e) {
+                    r.setError(error(e.code(), e.getMessage()));
                 }
             }
             out.addPartitions(r);
