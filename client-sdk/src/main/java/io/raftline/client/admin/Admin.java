@@ -96,7 +96,15 @@ public interface Admin extends AutoCloseable {
      */
     DescribeLogsResult describeLogs(Collection<Integer> brokerIds, Duration perBrokerTimeout);
 
-    /** Closes the client, waiting up to {@code timeout} for calls in progress; later calls fail. */
+    /**
+     * Deletes the records below the given offsets (as Kafka's {@code deleteRecords}): each partition's leader moves
+     * its log start offset there, durably, and answers with it (the low watermark); {@code -1} means the high
+     * watermark. An offset above the high watermark fails its partition with {@code OffsetOutOfRangeException}, an
+     * unknown topic or partition with {@code UnknownTopicOrPartitionException}; a leader change is retried until
+     * {@code default.api.timeout.ms}.
+     */
+    DeleteRecordsResult deleteRecords(Map<TopicPartition, RecordsToDelete> recordsToDelete);
+
     /** Every consumer group of the cluster (each broker answers for the groups it coordinates), sorted by id. */
     CompletableFuture<List<ConsumerGroupListing>> listConsumerGroups();
 
@@ -121,6 +129,7 @@ public interface Admin extends AutoCloseable {
      */
     CompletableFuture<Void> alterConsumerGroupOffsets(String groupId, Map<TopicPartition, OffsetAndMetadata> offsets);
 
+    /** Closes the client, waiting up to {@code timeout} for calls in progress; later calls fail. */
     void close(Duration timeout);
 
     /** Closes the client. */
