@@ -17,6 +17,7 @@ import io.raftline.client.errors.RetriableException;
 import io.raftline.client.errors.SerializationException;
 import io.raftline.client.internals.metadata.Metadata;
 import io.raftline.client.internals.net.ConnectionPool;
+import io.raftline.common.Time;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.FetchRequest;
 import io.raftline.protocol.broker.FetchResponse;
@@ -37,6 +38,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -124,6 +126,8 @@ public final class Fetcher<K, V> {
     }
 
     private final Settings settings;
+    private final Time time;
+    private final DoubleSupplier random;
     private final Metadata metadata;
     private final ConnectionPool pool;
     private final SubscriptionState subscriptions;
@@ -134,17 +138,19 @@ public final class Fetcher<K, V> {
     private final Set<TopicPartition> inFlight = new HashSet<>();
     /** Buffered answers per partition, in offset order; a partition with none has no entry. */
     private final Map<TopicPartition, ArrayDeque<Cursor>> cursors = new LinkedHashMap<>();
-    /** Brokers whose last fetch failed, and until when (System.nanoTime) they are not fetched from again. */
+    /** Brokers whose last fetch failed, and until when ({@link Time#nanoseconds}) they are not fetched from again. */
     private final Map<Integer, Long> backoffUntilNs = new HashMap<>();
     private long bufferedBytes;
     private final Object signal = new Object();
     private RaftlineException pendingError;
     private boolean woken;
 
-    /** Creates the fetcher. */
-    public Fetcher(Settings settings, Metadata metadata, ConnectionPool pool, SubscriptionState subscriptions,
-                   Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
+    /** Creates the fetcher; {@code time} times the backoffs, {@code random} draws their jitter (uniform in [0, 1)). */
+    public Fetcher(Settings settings, Time time, DoubleSupplier random, Metadata metadata, ConnectionPool pool,
+                   SubscriptionState subscriptions, Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
         this.settings = settings;
+        this.time = time;
+        this.random = random;
         this.metadata = metadata;
         this.pool = pool;
         this.subscriptions = subscriptions;
@@ -177,7 +183,7 @@ public final class Fetcher<K, V> {
             }
             Long until = backoffUntilNs.get(leader.id());
             if (until != null) {
-                if (System.nanoTime() - until < 0) {
+                if (time.nanoseconds() - until < 0) {
                     continue;
                 }
                 backoffUntilNs.remove(leader.id());
@@ -236,6 +242,11 @@ public final class Fetcher<K, V> {
             }
         }
         return false;
+    }
+
+    /** Partitions in a request whose answer has not been collected yet (for tests and metrics). */
+    public int partitionsInFlight() {
+        return inFlight.size();
     }
 
     /** Bytes of fetched answers not yet handed out in full (for tests and metrics). */
@@ -353,7 +364,7 @@ public final class Fetcher<K, V> {
         if (c.error() != null) {
             LOG.debug("fetch from broker {} failed: {}", c.nodeId(), c.error().toString());
             // Not again at once: a dead broker would be hammered until the metadata names a new leader.
-            backoffUntilNs.put(c.nodeId(), System.nanoTime() + settings.retryBackoffMs() * 1_000_000);
+            backoffUntilNs.put(c.nodeId(), time.nanoseconds() + settings.retryBackoffMs() * 1_000_000);
             metadata.requestUpdate();
             metadata.nodeFailed();
             return;
