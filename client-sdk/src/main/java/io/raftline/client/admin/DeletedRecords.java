@@ -1,6 +1,9 @@
 package io.raftline.client.admin;
 
-/** One partition's answer to {@link Admin#deleteRecords}: its low watermark, the leader's new log start offset. */
+/**
+ * One partition's answer to {@link Admin#deleteRecords}: its low watermark, the least log start offset over the leader
+ * and its in-sync followers once they have deleted the records.
+ */
 public final class DeletedRecords {
 
     private final long lowWatermark;
@@ -9,7 +12,7 @@ public final class DeletedRecords {
         this.lowWatermark = lowWatermark;
     }
 
-    /** The first offset still readable in the partition. */
+    /** No replica that may lead the partition serves an offset below this. */
     public long lowWatermark() {
         return lowWatermark;
     }

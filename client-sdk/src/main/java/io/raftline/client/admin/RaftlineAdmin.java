@@ -674,9 +674,11 @@ final class RaftlineAdmin implements Admin {
         DeleteRecordsRequest.Builder req = DeleteRecordsRequest.newBuilder();
         partitions.forEach(tp -> req.addPartitions(DeleteRecordsRequest.PartitionOffset.newBuilder().setTopic(tp.topic())
             .setPartition(tp.partition()).setOffset(pending.get(tp).beforeOffset())));
-        DeleteRecordsRequest request = req.build();
+        // the leader's wait for its ISR ends before this call's own deadline, so its answer (or timeout) arrives
+        long rpcTimeoutMs = remaining(deadline);
+        DeleteRecordsRequest request = req.setTimeoutMs((int) Math.max(1, rpcTimeoutMs * 3 / 4)).build();
         BrokerConnection conn = pool.get(leader);
-        return conn.<DeleteRecordsResponse>unary((s, o) -> s.deleteRecords(request, o), remaining(deadline)).handle((r, error) -> {
+        return conn.<DeleteRecordsResponse>unary((s, o) -> s.deleteRecords(request, o), rpcTimeoutMs).handle((r, error) -> {
             if (error != null) {
                 RaftlineException failure = GrpcErrors.toException(error, conn.address());
                 metadata.nodeFailed();

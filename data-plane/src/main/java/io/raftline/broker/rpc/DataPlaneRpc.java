@@ -4,11 +4,9 @@ import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.raftline.broker.log.Log;
-import io.raftline.broker.log.LogException;
 import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
-import io.raftline.broker.replica.ReplicaException;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
 import io.raftline.metadata.image.BrokerRegistration;
@@ -68,6 +66,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     }
 
     static final Error NO_ERROR = Error.getDefaultInstance();
+    /** How long a delete-records request waits for the ISR when it names no timeout. */
+    static final int DEFAULT_DELETE_RECORDS_TIMEOUT_MS = 30_000;
 
     /** Produce requests this broker holds now (read, not answered) and the stream waiting for room. */
     public int queuedProduceRequests() {
@@ -326,7 +326,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 List<FetchManager.PartitionFetch> parts = new ArrayList<>(request.getPartitionsCount());
                 for (FetchRequest.FetchPartition p : request.getPartitionsList()) {
                     parts.add(new FetchManager.PartitionFetch(new TopicPartition(p.getTopic(), p.getPartition()),
-                        p.getFetchOffset(), p.getPartitionMaxBytes(), p.getCurrentLeaderEpoch(), p.getLastFetchedEpoch()));
+                        p.getFetchOffset(), p.getPartitionMaxBytes(), p.getCurrentLeaderEpoch(), p.getLastFetchedEpoch(),
+                        p.getLogStartOffset()));
                 }
                 // fetch.max.bytes caps every answer, whatever the client asked (0 or less asks for no limit).
                 int maxBytes = request.getMaxBytes() <= 0 ? limits.fetchMaxBytes()
@@ -444,36 +445,37 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         responses.onCompleted();
     }
 
-    /** Each partition's leader moves its log start offset (see {@link Partition#deleteRecordsBefore}). */
+    /**
+     * Each partition's leader moves its log start offset, then answers once its ISR followed or {@code timeout_ms}
+     * passed (see {@link ReplicaManager#deleteRecords}); the response waits for every partition.
+     */
     @Override
     public void deleteRecords(DeleteRecordsRequest request, StreamObserver<DeleteRecordsResponse> responses) {
-        DeleteRecordsResponse.Builder out = DeleteRecordsResponse.newBuilder();
-        for (DeleteRecordsRequest.PartitionOffset q : request.getPartitionsList()) {
-            TopicPartition tp = new TopicPartition(q.getTopic(), q.getPartition());
-            DeleteRecordsResponse.PartitionResult.Builder r = DeleteRecordsResponse.PartitionResult.newBuilder()
-                .setTopic(q.getTopic()).setPartition(q.getPartition()).setLowWatermark(-1);
-            Partition partition = replicaManager.partition(tp).orElse(null);
-            if (partition == null || !partition.isLeader() || partition.log() == null) {
-                ReplicaManager.ProduceResult why = partition == null ? replicaManager.notHere(tp)
-                    : ReplicaManager.ProduceResult.failed(ErrorCode.NOT_LEADER, "not the leader of " + tp);
-                r.setError(error(why.error(), why.message()));
-                leaderHint(tp).ifPresent(r::setCurrentLeader);
-            } else {
-                try {
-                    r.setLowWatermark(partition.deleteRecordsBefore(q.getOffset()));
-                } catch (ReplicaException e) {
-                    r.setError(error(e.code(), e.getMessage()));
-                    if (e.code() == ErrorCode.NOT_LEADER) {
-                        leaderHint(tp).ifPresent(r::setCurrentLeader);
-                    }
-                } catch (LogException e) {
-                    r.setError(error(e.code(), e.getMessage()));
-                }
-            }
-            out.addPartitions(r);
+        int timeoutMs = request.getTimeoutMs() > 0 ? request.getTimeoutMs() : DEFAULT_DELETE_RECORDS_TIMEOUT_MS;
+        List<DeleteRecordsRequest.PartitionOffset> asked = request.getPartitionsList();
+        List<CompletableFuture<ReplicaManager.DeleteRecordsResult>> results = new ArrayList<>(asked.size());
+        for (DeleteRecordsRequest.PartitionOffset q : asked) {
+            results.add(replicaManager.deleteRecords(new TopicPartition(q.getTopic(), q.getPartition()), q.getOffset(), timeoutMs));
         }
-        responses.onNext(out.build());
-        responses.onCompleted();
+        CompletableFuture.allOf(results.toArray(new CompletableFuture<?>[0])).whenComplete((v, e) -> {
+            DeleteRecordsResponse.Builder out = DeleteRecordsResponse.newBuilder();
+            for (int i = 0; i < asked.size(); i++) {
+                DeleteRecordsRequest.PartitionOffset q = asked.get(i);
+                TopicPartition tp = new TopicPartition(q.getTopic(), q.getPartition());
+                ReplicaManager.DeleteRecordsResult r = results.get(i).join();
+                DeleteRecordsResponse.PartitionResult.Builder b = DeleteRecordsResponse.PartitionResult.newBuilder()
+                    .setTopic(q.getTopic()).setPartition(q.getPartition()).setLowWatermark(r.lowWatermark());
+                if (r.error() != ErrorCode.NONE) {
+                    b.setError(error(r.error(), r.message()));
+                    if (r.error() == ErrorCode.NOT_LEADER) {
+                        leaderHint(tp).ifPresent(b::setCurrentLeader);
+                    }
+                }
+                out.addPartitions(b);
+            }
+            responses.onNext(out.build());
+            responses.onCompleted();
+        });
     }
 
     @Override
