@@ -162,6 +162,11 @@ public final class FakeCluster implements AutoCloseable {
         partition(topic, partition).truncateNextFetchesBy = bytes;
     }
 
+    /** The partition's log start offset (moved by retention or by delete-records). */
+    public synchronized long logStartOffset(String topic, int partition) {
+        return partition(topic, partition).logStartOffset;
+    }
+
     /** Deletes whole batches below {@code offset}, as retention would. */
     public synchronized void deleteRecordsBefore(String topic, int partition, long offset) {
         partition(topic, partition).truncateBefore(offset);
