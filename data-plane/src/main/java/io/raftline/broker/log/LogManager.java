@@ -268,6 +268,13 @@ public final class LogManager {
         }
         logsPerDir.merge(log.dir().getParent(), -1, Integer::sum);
         log.close();
+        // Its start offset leaves the checkpoint now: a log created again under the same name must not start there.
+        try {
+            writeOffsets(log.dir().getParent(), LOG_START_OFFSET_CHECKPOINT, Log::logStartOffset);
+        } catch (IOException e) {
+            markDirOffline(log.dir().getParent(), e);
+            return;
+        }
         Path target = log.dir().resolveSibling(log.dir().getFileName() + "." + UUID.randomUUID().toString().replace("-", "")
             + DELETE_DIR_SUFFIX);
         try {

@@ -141,6 +141,30 @@ class LogManagerTest {
     }
 
     @Test
+    void aTopicRecreatedUnderTheSameNameDoesNotTakeTheDeletedLogsStart() throws Exception {
+        List<Path> dirs = List.of(tmp.resolve("d"));
+        LogManager m = manager(dirs);
+        Log old = m.getOrCreateLog("again", 0, new byte[16], config);
+        for (int i = 0; i < 10; i++) {
+            old.appendAsLeader(TestBatches.batch(1, "old" + i, 1), 0);
+        }
+        m.checkpointHighWatermarks(Map.of(new TopicPartitionKey("again", 0), 10L));
+        old.maybeIncrementLogStartOffset(8);
+        m.deleteLog("again", 0);
+        Log fresh = m.getOrCreateLog("again", 0, new byte[16], config);
+        for (int i = 0; i < 3; i++) {
+            fresh.appendAsLeader(TestBatches.batch(1, "new" + i, 1), 0);
+        }
+        fresh.flush();
+
+        // a crash before any periodic checkpoint: the new log's records from 0 are all there
+        LogManager crashed = manager(dirs);
+        assertThat(crashed.getLog("again", 0).orElseThrow().logStartOffset()).isZero();
+        crashed.shutdown();
+        m.shutdown();
+    }
+
+    @Test
     void deletingALogRenamesThenRemovesItsDirectory() throws Exception {
         LogManager m = manager(List.of(tmp.resolve("d")));
         Log log = m.getOrCreateLog("gone", 0, new byte[16], config);
