@@ -99,9 +99,9 @@ public interface Admin extends AutoCloseable {
     /**
      * Deletes the records below the given offsets (as Kafka's {@code deleteRecords}): each partition's leader moves
      * its log start offset there, durably, and answers once the followers in its ISR have too, with the low watermark
-     * (the least log start offset among them); {@code -1} means the high watermark. An offset above the high watermark fails its partition with {@code OffsetOutOfRangeException}, an
-     * unknown topic or partition with {@code UnknownTopicOrPartitionException}; a leader change is retried until
-     * {@code default.api.timeout.ms}.
+     * (the least log start offset among them); {@code -1} means the high watermark. An offset above the high
+     * watermark fails its partition with {@code OffsetOutOfRangeException}, an unknown topic or partition with
+     * {@code UnknownTopicOrPartitionException}; a leader change is retried until {@code default.api.timeout.ms}.
      */
     DeleteRecordsResult deleteRecords(Map<TopicPartition, RecordsToDelete> recordsToDelete);
 
