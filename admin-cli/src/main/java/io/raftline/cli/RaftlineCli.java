@@ -5,6 +5,7 @@ import io.raftline.cli.command.ConfigsCommand;
 import io.raftline.cli.command.GroupsCommand;
 import io.raftline.cli.command.ConsumeCommand;
 import io.raftline.cli.command.LeaderElectionCommand;
+import io.raftline.cli.command.DeleteRecordsCommand;
 import io.raftline.cli.command.LogDirsCommand;
 import io.raftline.cli.command.ProduceCommand;
 import io.raftline.cli.command.QuorumCommand;
@@ -41,6 +42,7 @@ import picocli.CommandLine.Command;
         ConfigsCommand.class,
         GroupsCommand.class,
         LogDirsCommand.class,
+        DeleteRecordsCommand.class,
         ProduceCommand.class,
         ConsumeCommand.class,
         PerfCommand.class,

@@ -104,7 +104,16 @@ public interface Admin extends AutoCloseable {
     CompletableFuture<List<ReplicaChecksum>> replicaChecksums(int brokerId, Map<TopicPartition, long[]> ranges,
         Duration timeout);
 
-    /** Closes the client, waiting up to {@code timeout} for calls in progress; later calls fail. */
+
+    /**
+     * Deletes the records below the given offsets (as Kafka's {@code deleteRecords}): each partition's leader moves
+     * its log start offset there, durably, and answers once the followers in its ISR have too, with the low watermark
+     * (the least log start offset among them); {@code -1} means the high watermark. An offset above the high
+     * watermark fails its partition with {@code OffsetOutOfRangeException}, an unknown topic or partition with
+     * {@code UnknownTopicOrPartitionException}; a leader change is retried until {@code default.api.timeout.ms}.
+     */
+    DeleteRecordsResult deleteRecords(Map<TopicPartition, RecordsToDelete> recordsToDelete);
+
     /** Every consumer group of the cluster (each broker answers for the groups it coordinates), sorted by id. */
     CompletableFuture<List<ConsumerGroupListing>> listConsumerGroups();
 
@@ -129,6 +138,7 @@ public interface Admin extends AutoCloseable {
      */
     CompletableFuture<Void> alterConsumerGroupOffsets(String groupId, Map<TopicPartition, OffsetAndMetadata> offsets);
 
+    /** Closes the client, waiting up to {@code timeout} for calls in progress; later calls fail. */
     void close(Duration timeout);
 
     /** Closes the client. */

@@ -21,6 +21,8 @@ import io.raftline.common.Time;
 import io.raftline.protocol.Error;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerInfo;
+import io.raftline.protocol.broker.DeleteRecordsRequest;
+import io.raftline.protocol.broker.DeleteRecordsResponse;
 import io.raftline.protocol.broker.DescribeConfigsRequest;
 import io.raftline.protocol.broker.DescribeConfigsResponse;
 import io.raftline.protocol.broker.DescribeLogsRequest;
@@ -66,6 +68,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -613,6 +616,131 @@ final class RaftlineAdmin implements Admin {
                 c.getBatches(), c.getLogStartOffset(), c.getHighWatermark(),
                 c.getError().getCode() == ErrorCode.NONE ? null : c.getError().getCode() + ": " + c.getError().getMessage()))
                 .toList());
+    }
+
+    // ---- records ----
+
+    @Override
+    public DeleteRecordsResult deleteRecords(Map<TopicPartition, RecordsToDelete> recordsToDelete) {
+        Map<TopicPartition, CompletableFuture<DeletedRecords>> futures = new LinkedHashMap<>();
+        recordsToDelete.keySet().forEach(tp -> futures.put(tp, new CompletableFuture<>()));
+        if (closed) {
+            futures.values().forEach(f -> f.completeExceptionally(new IllegalStateException("The admin client is closed")));
+        } else {
+            deleteRecordsRound(new LinkedHashMap<>(recordsToDelete), futures, time.hiResMilliseconds() + apiTimeoutMs, 0);
+        }
+        return new DeleteRecordsResult(futures);
+    }
+
+    /**
+     * One round: finds each pending partition's leader in fresh metadata and asks each leader for its partitions at
+     * once. Final errors (unknown topic or partition, an offset out of range) fail their partition; retriable ones
+     * (a leader change, an unreachable leader) are tried again after the retry backoff, until the deadline.
+     */
+    private void deleteRecordsRound(Map<TopicPartition, RecordsToDelete> pending,
+                                    Map<TopicPartition, CompletableFuture<DeletedRecords>> futures, long deadline, int attemptNo) {
+        List<String> topics = pending.keySet().stream().map(TopicPartition::topic).distinct().toList();
+        metadataCall(MetadataRequest.newBuilder().addAllTopics(topics).build()).whenComplete((response, error) -> {
+            try {
+                if (error != null) {
+                    throw GrpcErrors.toException(error, "metadata");
+                }
+                deleteRecordsWith(response, pending, futures, deadline, attemptNo);
+            } catch (RuntimeException e) {
+                // futures already completed keep their outcome
+                pending.keySet().forEach(tp -> futures.get(tp).completeExceptionally(e));
+            }
+        });
+    }
+
+    private void deleteRecordsWith(MetadataResponse response, Map<TopicPartition, RecordsToDelete> pending,
+                                   Map<TopicPartition, CompletableFuture<DeletedRecords>> futures, long deadline, int attemptNo) {
+        Cluster cluster = Metadata.toCluster(response, null);
+        Map<String, TopicMetadata> byName = new HashMap<>();
+        response.getTopicsList().forEach(t -> byName.putIfAbsent(t.getName(), t));
+        Map<TopicPartition, RaftlineException> retry = new ConcurrentHashMap<>();
+        Map<Node, List<TopicPartition>> byLeader = new LinkedHashMap<>();
+        for (TopicPartition tp : pending.keySet()) {
+            TopicMetadata t = byName.get(tp.topic());
+            ErrorCode code = t == null ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : t.getError().getCode();
+            Node leader = cluster.leaderFor(tp);
+            if (code == ErrorCode.UNKNOWN_TOPIC_OR_PARTITION) {
+                futures.get(tp).completeExceptionally(new UnknownTopicOrPartitionException("Topic '" + tp.topic()
+                    + "' does not exist"));
+            } else if (code != ErrorCode.NONE) {
+                settle(tp, Errors.toException(t.getError()), futures, retry);
+            } else if (t.getPartitionsList().stream().noneMatch(p -> p.getPartition() == tp.partition())) {
+                futures.get(tp).completeExceptionally(new UnknownTopicOrPartitionException("Partition " + tp.partition()
+                    + " of topic '" + tp.topic() + "' does not exist"));
+            } else if (leader == null) {
+                retry.put(tp, new io.raftline.client.errors.LeaderNotAvailableException("Partition " + tp + " has no leader"));
+            } else {
+                byLeader.computeIfAbsent(leader, n -> new ArrayList<>()).add(tp);
+            }
+        }
+        List<CompletableFuture<?>> sent = new ArrayList<>();
+        byLeader.forEach((leader, partitions) -> sent.add(deleteRecordsAt(leader, partitions, pending, futures, retry, deadline)));
+        CompletableFuture.allOf(sent.toArray(new CompletableFuture<?>[0])).whenComplete((v, e) -> {
+            if (retry.isEmpty()) {
+                return;
+            }
+            long backoff = retryBackoff.backoffMs(attemptNo + 1, ThreadLocalRandom.current().nextDouble());
+            if (closed || attemptNo >= retries || time.hiResMilliseconds() + backoff >= deadline) {
+                retry.forEach((tp, failure) -> futures.get(tp).completeExceptionally(new TimeoutException(
+                    "deleteRecords of " + tp + " timed out; last error: " + failure.getMessage(), failure)));
+                return;
+            }
+            metadata.requestUpdate();
+            Map<TopicPartition, RecordsToDelete> again = new LinkedHashMap<>();
+            retry.keySet().forEach(tp -> again.put(tp, pending.get(tp)));
+            scheduler.schedule(() -> deleteRecordsRound(again, futures, deadline, attemptNo + 1), backoff, TimeUnit.MILLISECONDS);
+        });
+    }
+
+    /** Asks one leader; each partition's answer completes its future or goes to {@code retry}. */
+    private CompletableFuture<?> deleteRecordsAt(Node leader, List<TopicPartition> partitions,
+                                                 Map<TopicPartition, RecordsToDelete> pending,
+                                                 Map<TopicPartition, CompletableFuture<DeletedRecords>> futures,
+                                                 Map<TopicPartition, RaftlineException> retry, long deadline) {
+        DeleteRecordsRequest.Builder req = DeleteRecordsRequest.newBuilder();
+        partitions.forEach(tp -> req.addPartitions(DeleteRecordsRequest.PartitionOffset.newBuilder().setTopic(tp.topic())
+            .setPartition(tp.partition()).setOffset(pending.get(tp).beforeOffset())));
+        // the leader's wait for its ISR ends before this call's own deadline, so its answer (or timeout) arrives
+        long rpcTimeoutMs = remaining(deadline);
+        DeleteRecordsRequest request = req.setTimeoutMs((int) Math.max(1, rpcTimeoutMs * 3 / 4)).build();
+        BrokerConnection conn = pool.get(leader);
+        return conn.<DeleteRecordsResponse>unary((s, o) -> s.deleteRecords(request, o), rpcTimeoutMs).handle((r, error) -> {
+            if (error != null) {
+                RaftlineException failure = GrpcErrors.toException(error, conn.address());
+                metadata.nodeFailed();
+                partitions.forEach(tp -> settle(tp, failure, futures, retry));
+                return null;
+            }
+            Map<TopicPartition, DeleteRecordsResponse.PartitionResult> answers = new HashMap<>();
+            r.getPartitionsList().forEach(x -> answers.put(new TopicPartition(x.getTopic(), x.getPartition()), x));
+            for (TopicPartition tp : partitions) {
+                DeleteRecordsResponse.PartitionResult x = answers.get(tp);
+                if (x == null) {
+                    futures.get(tp).completeExceptionally(Errors.toException(missing("deleteRecords", tp)));
+                } else if (x.getError().getCode() == ErrorCode.NONE) {
+                    futures.get(tp).complete(new DeletedRecords(x.getLowWatermark()));
+                } else {
+                    settle(tp, Errors.toException(x.getError()), futures, retry);
+                }
+            }
+            return null;
+        });
+    }
+
+    /** A retriable failure goes to the next round; any other fails the partition. */
+    private static void settle(TopicPartition tp, RaftlineException failure,
+                               Map<TopicPartition, CompletableFuture<DeletedRecords>> futures,
+                               Map<TopicPartition, RaftlineException> retry) {
+        if (failure instanceof RetriableException) {
+            retry.put(tp, failure);
+        } else {
+            futures.get(tp).completeExceptionally(failure);
+        }
     }
 
     // ---- consumer groups (GroupAdmin) ----

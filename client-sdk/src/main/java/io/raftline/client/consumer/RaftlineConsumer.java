@@ -148,8 +148,11 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
         this.offsetFetcher = new OffsetFetcher(metadata, pool, time, backoffMs, requestTimeoutMs);
         this.fetcher = new Fetcher<>(new Fetcher.Settings(config.getInt(ConsumerConfig.FETCH_MIN_BYTES_CONFIG),
             config.getInt(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), fetchMaxBytes, partitionMaxBytes,
-            config.getBoolean(ConsumerConfig.CHECK_CRCS_CONFIG), requestTimeoutMs, backoffMs), metadata, pool, subscriptions,
-            this.keyDeserializer, this.valueDeserializer);
+            config.getBoolean(ConsumerConfig.CHECK_CRCS_CONFIG), requestTimeoutMs,
+            config.getLong(ConsumerConfig.RECONNECT_BACKOFF_MS_CONFIG), config.getLong(ConsumerConfig.RECONNECT_BACKOFF_MAX_MS_CONFIG)),
+            time,
+            () -> ThreadLocalRandom.current().nextDouble(), metadata, pool, subscriptions, this.keyDeserializer,
+            this.valueDeserializer);
         if (group == null && config.getString(ConsumerConfig.GROUP_ID_CONFIG) != null) {
             String instanceId = config.getString(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG);
             if (instanceId != null) {

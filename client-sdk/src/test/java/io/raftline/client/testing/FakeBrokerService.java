@@ -207,6 +207,38 @@ final class FakeBrokerService extends BrokerServiceGrpc.BrokerServiceImplBase {
         return b.build();
     }
 
+    /** As a leader: moves the log start offset (up to the log end, every offset counting as committed). */
+    @Override
+    public void deleteRecords(io.raftline.protocol.broker.DeleteRecordsRequest request,
+                              StreamObserver<io.raftline.protocol.broker.DeleteRecordsResponse> out) {
+        var b = io.raftline.protocol.broker.DeleteRecordsResponse.newBuilder();
+        synchronized (c) {
+            for (var q : request.getPartitionsList()) {
+                var r = io.raftline.protocol.broker.DeleteRecordsResponse.PartitionResult.newBuilder().setTopic(q.getTopic())
+                    .setPartition(q.getPartition()).setLowWatermark(-1);
+                List<FakePartition> parts = c.topics.get(q.getTopic());
+                if (parts == null || q.getPartition() >= parts.size()) {
+                    b.addPartitions(r.setError(FakeCluster.error(ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "no such partition")));
+                    continue;
+                }
+                FakePartition p = parts.get(q.getPartition());
+                long offset = q.getOffset() == -1 ? p.nextOffset : q.getOffset();
+                if (p.leader != brokerId) {
+                    r.setError(FakeCluster.error(ErrorCode.NOT_LEADER, "not the leader")).setCurrentLeader(c.hint(p));
+                } else if (offset < 0 || offset > p.nextOffset) {
+                    r.setError(FakeCluster.error(ErrorCode.OFFSET_OUT_OF_RANGE, "offset " + offset + " is above the high watermark "
+                        + p.nextOffset));
+                } else {
+                    p.deleteRecordsBefore(offset);
+                    r.setLowWatermark(p.logStartOffset);
+                }
+                b.addPartitions(r);
+            }
+        }
+        out.onNext(b.build());
+        out.onCompleted();
+    }
+
     @Override
     public void listOffsets(ListOffsetsRequest request, StreamObserver<ListOffsetsResponse> out) {
         ListOffsetsResponse.Builder b = ListOffsetsResponse.newBuilder();

@@ -77,6 +77,16 @@ public final class FakeCluster implements AutoCloseable {
         return c;
     }
 
+    /**
+     * Stops one broker's server: connections to it fail from now on, while the metadata the others answer still names
+     * it (and it keeps leading its partitions), as while the controller has not noticed it died.
+     */
+    public void stopBroker(int brokerId) throws InterruptedException {
+        Server server = servers.get(brokerId);
+        server.shutdownNow();
+        server.awaitTermination(5, TimeUnit.SECONDS);
+    }
+
     /** {@code bootstrap.servers} for all brokers. */
     public String bootstrap() {
         return String.join(",", ports.values().stream().map(p -> "127.0.0.1:" + p).toList());
@@ -150,6 +160,11 @@ public final class FakeCluster implements AutoCloseable {
     /** Fetch answers for the partition lose their last {@code bytes} bytes (a partial trailing batch). */
     public synchronized void truncateFetches(String topic, int partition, int bytes) {
         partition(topic, partition).truncateNextFetchesBy = bytes;
+    }
+
+    /** The partition's log start offset (moved by retention or by delete-records). */
+    public synchronized long logStartOffset(String topic, int partition) {
+        return partition(topic, partition).logStartOffset;
     }
 
     /** Deletes whole batches below {@code offset}, as retention would. */

@@ -140,6 +140,12 @@ public final class FakePartition {
         logStartOffset = log.isEmpty() ? nextOffset : log.get(0).baseOffset();
     }
 
+    /** Deletes the records below {@code offset} on request: the log start moves there, whole batches below go. */
+    void deleteRecordsBefore(long offset) {
+        logStartOffset = Math.max(logStartOffset, offset);
+        log.removeIf(s -> s.lastOffset() < logStartOffset);
+    }
+
     long sizeBytes() {
         long n = 0;
         for (Stored s : log) {

@@ -52,6 +52,13 @@ public final class Log {
         /** The log was truncated (its recovery point is at most its new end); called without the log's lock. */
         default void onTruncated(Log log) {
         }
+
+        /**
+         * The log start offset was moved by a delete-records request; called without the log's lock. The owner makes
+         * it durable before returning (or takes the directory offline), so an acknowledged deletion survives a crash.
+         */
+        default void onLogStartOffsetIncremented(Log log) {
+        }
     }
 
     /** The published end of the log: next offset and where it lies in the active segment. */
@@ -516,19 +523,74 @@ public final class Log {
         }
     }
 
+    // ---------------------------------------------------------------- log start offset
+
+    /**
+     * Moves the log start offset up to {@code offset} (a delete-records request): offsets below it are no longer
+     * readable, fetches from below answer OFFSET_OUT_OF_RANGE and ListOffsets earliest answers {@code offset}, as
+     * after retention. Segments wholly below it are deleted by the next {@link #deleteOldSegments}. An offset at or
+     * below the current start changes nothing. The new start is made durable (by the {@link StorageErrorHandler},
+     * the log manager's {@code log-start-offset-checkpoint}) before this returns. Returns the log start offset.
+     *
+     * @throws LogException OFFSET_OUT_OF_RANGE above the high watermark; STORAGE_ERROR if the log is (or goes) offline
+     */
+    public long maybeIncrementLogStartOffset(long offset) {
+        synchronized (lock) {
+            checkWritable();
+            if (offset > highWatermark) {
+                throw new LogException(ErrorCode.OFFSET_OUT_OF_RANGE, topicPartition() + ": cannot delete records up to offset "
+                    + offset + ", above the high watermark " + highWatermark);
+            }
+            if (offset <= logStartOffset) {
+                return logStartOffset;
+            }
+            advanceLogStartOffsetLocked(offset);
+            LOG.info("{}: records below {} deleted on request; log start offset now {}", topicPartition(), offset, offset);
+        }
+        errorHandler.onLogStartOffsetIncremented(this);
+        checkOnline();
+        return logStartOffset;
+    }
+
+    /**
+     * Takes the log start offset stored at the last checkpoint (the log manager, when it loads the log): clamped to
+     * the segments the log holds, and never back below what the segments say.
+     */
+    void restoreLogStartOffset(long checkpointed) {
+        synchronized (lock) {
+            long offset = Math.min(checkpointed, end.offset());
+            if (offset > logStartOffset) {
+                advanceLogStartOffsetLocked(offset);
+                highWatermark = Math.max(highWatermark, logStartOffset);
+            }
+        }
+    }
+
+    /** Caller holds the lock; {@code offset} is above the current start and at most the log end. */
+    private void advanceLogStartOffsetLocked(long offset) {
+        logStartOffset = offset;
+        try {
+            epochCache.truncateFromStart(offset);
+        } catch (IOException e) {
+            throw storageError("write the epoch checkpoint", e);
+        }
+    }
+
     // ---------------------------------------------------------------- retention
 
     /**
      * Deletes whole segments past {@code retention.ms} (by their largest timestamp) or beyond
      * {@code retention.bytes}, oldest first, never the active segment and only below the high watermark; moves the
-     * log start offset. No-op unless cleanup.policy has delete. Returns the segments deleted.
+     * log start offset; and, whatever cleanup.policy says, segments wholly below the log start offset (records deleted
+     * on request). Retention by time and size is a no-op unless cleanup.policy has delete. Returns the segments deleted.
      */
     public int deleteOldSegments() {
         synchronized (lock) {
-            if (offline || closed || !config.deleteEnabled()) {
+            if (offline || closed) {
                 return 0;
             }
             LogConfig c = config;
+            boolean retention = c.deleteEnabled();
             long now = time.milliseconds();
             List<LogSegment> doomed = new ArrayList<>();
             try {
@@ -540,9 +602,11 @@ public final class Log {
                     if (upper > highWatermark) {
                         break;
                     }
-                    boolean expired = c.retentionMs() >= 0 && now - s.largestTimestamp() > c.retentionMs();
-                    boolean tooBig = c.retentionBytes() >= 0 && excess >= s.size();
-                    if (!expired && !tooBig) {
+                    // below the log start offset (records deleted on request): whatever the cleanup policy
+                    boolean belowStart = upper <= logStartOffset;
+                    boolean expired = retention && c.retentionMs() >= 0 && now - s.largestTimestamp() > c.retentionMs();
+                    boolean tooBig = retention && c.retentionBytes() >= 0 && excess >= s.size();
+                    if (!belowStart && !expired && !tooBig) {
                         break;
                     }
                     doomed.add(s);
@@ -554,7 +618,7 @@ public final class Log {
                 for (LogSegment s : doomed) {
                     segments.remove(s.baseOffset());
                 }
-                logStartOffset = segments.firstKey();
+                logStartOffset = Math.max(logStartOffset, segments.firstKey());
                 epochCache.truncateFromStart(logStartOffset);
                 scheduleDeletion(doomed);
                 long start = logStartOffset;

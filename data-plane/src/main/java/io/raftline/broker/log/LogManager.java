@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Per directory: {@code recovery-point-offset-checkpoint} (where recovery starts for each log),
  * {@code replication-offset-checkpoint} (high watermarks: the broker sets each log's HW with
- * {@link Log#updateHighWatermark} or {@link #checkpointHighWatermarks(Map)}, the manager persists them), and
+ * {@link Log#updateHighWatermark} or {@link #checkpointHighWatermarks(Map)}, the manager persists them),
+ * {@code log-start-offset-checkpoint} (each log's start offset: rewritten, fsynced, whenever a delete-records request
+ * or a follower's full truncation moves one, so a start moved inside a segment survives a restart), and
  * {@code .raftline_clean_shutdown}, written after a clean shutdown so the next start recovers nothing.
  *
  * <p>Background work on the given scheduler: retention every {@code log.retention.check.interval.ms}, the
@@ -48,6 +50,7 @@ public final class LogManager {
 
     static final String RECOVERY_POINT_CHECKPOINT = "recovery-point-offset-checkpoint";
     static final String REPLICATION_CHECKPOINT = "replication-offset-checkpoint";
+    static final String LOG_START_OFFSET_CHECKPOINT = "log-start-offset-checkpoint";
     static final String CLEAN_SHUTDOWN_MARKER = ".raftline_clean_shutdown";
     static final String DELETE_DIR_SUFFIX = "-delete";
 
@@ -175,6 +178,7 @@ public final class LogManager {
         boolean clean = Files.exists(marker);
         Map<TopicPartitionKey, Long> recoveryPoints = readOffsets(dir.resolve(RECOVERY_POINT_CHECKPOINT));
         Map<TopicPartitionKey, Long> hws = readOffsets(dir.resolve(REPLICATION_CHECKPOINT));
+        Map<TopicPartitionKey, Long> starts = readOffsets(dir.resolve(LOG_START_OFFSET_CHECKPOINT));
         List<Path> children = new ArrayList<>();
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, Files::isDirectory)) {
             stream.forEach(children::add);
@@ -195,6 +199,10 @@ public final class LogManager {
             }
             Log log = Log.open(child, key.topic(), key.partition(), null, defaultConfig, recoveryPoints.getOrDefault(key, 0L), clean,
                 time, scheduler, logEvents);
+            Long start = starts.get(key);
+            if (start != null) {
+                log.restoreLogStartOffset(start);
+            }
             Long hw = hws.get(key);
             if (hw != null) {
                 log.updateHighWatermark(hw);
@@ -260,6 +268,13 @@ public final class LogManager {
         }
         logsPerDir.merge(log.dir().getParent(), -1, Integer::sum);
         log.close();
+        // Its start offset leaves the checkpoint now: a log created again under the same name must not start there.
+        try {
+            writeOffsets(log.dir().getParent(), LOG_START_OFFSET_CHECKPOINT, Log::logStartOffset);
+        } catch (IOException e) {
+            markDirOffline(log.dir().getParent(), e);
+            return;
+        }
         Path target = log.dir().resolveSibling(log.dir().getFileName() + "." + UUID.randomUUID().toString().replace("-", "")
             + DELETE_DIR_SUFFIX);
         try {
@@ -386,6 +401,7 @@ public final class LogManager {
         }
         checkpointRecoveryPoints();
         writeOffsetsPerDir(REPLICATION_CHECKPOINT, Log::highWatermark);
+        writeOffsetsPerDir(LOG_START_OFFSET_CHECKPOINT, Log::logStartOffset);
     }
 
     /** Compacts every compacted log that is dirty enough; returns the segments cleaned. */
@@ -433,6 +449,21 @@ public final class LogManager {
             }
             try {
                 writeRecoveryPoints(dir);
+                writeOffsets(dir, LOG_START_OFFSET_CHECKPOINT, Log::logStartOffset);
+            } catch (IOException e) {
+                markDirOffline(dir, e);
+            }
+        }
+
+        /** Durable before the delete-records request is answered; a failure takes the dir (and so the log) offline. */
+        @Override
+        public void onLogStartOffsetIncremented(Log log) {
+            Path dir = log.dir().getParent();
+            if (offlineDirs.contains(dir)) {
+                return;
+            }
+            try {
+                writeOffsets(dir, LOG_START_OFFSET_CHECKPOINT, Log::logStartOffset);
             } catch (IOException e) {
                 markDirOffline(dir, e);
             }

@@ -29,8 +29,16 @@ final class FetchCheck {
     private FetchCheck() {
     }
 
-    /** One partition of a fetch; {@code replicaId} -1 for a consumer. */
-    record Fetch(int replicaId, long replicaBrokerEpoch, long fetchOffset, int currentLeaderEpoch, int lastFetchedEpoch) {
+    /**
+     * One partition of a fetch; {@code replicaId} -1 for a consumer; {@code logStartOffset} the follower's own log
+     * start offset (-1 from a consumer, or when not told).
+     */
+    record Fetch(int replicaId, long replicaBrokerEpoch, long fetchOffset, int currentLeaderEpoch, int lastFetchedEpoch,
+                 long logStartOffset) {
+        Fetch(int replicaId, long replicaBrokerEpoch, long fetchOffset, int currentLeaderEpoch, int lastFetchedEpoch) {
+            this(replicaId, replicaBrokerEpoch, fetchOffset, currentLeaderEpoch, lastFetchedEpoch, -1);
+        }
+
         boolean fromFollower() {
             return replicaId >= 0;
         }

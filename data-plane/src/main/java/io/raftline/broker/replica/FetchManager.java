@@ -25,9 +25,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class FetchManager implements AutoCloseable {
 
-    /** One partition of a fetch request. */
+    /** One partition of a fetch request; {@code logStartOffset}: a follower's own log start offset (-1: none). */
     public record PartitionFetch(TopicPartition tp, long fetchOffset, int maxBytes, int currentLeaderEpoch,
-                                 int lastFetchedEpoch) {
+                                 int lastFetchedEpoch, long logStartOffset) {
+        public PartitionFetch(TopicPartition tp, long fetchOffset, int maxBytes, int currentLeaderEpoch, int lastFetchedEpoch) {
+            this(tp, fetchOffset, maxBytes, currentLeaderEpoch, lastFetchedEpoch, -1);
+        }
     }
 
     /**
@@ -42,7 +45,7 @@ public final class FetchManager implements AutoCloseable {
 
         FetchCheck.Fetch check(PartitionFetch pf) {
             return new FetchCheck.Fetch(replicaId, replicaBrokerEpoch, pf.fetchOffset(), pf.currentLeaderEpoch(),
-                pf.lastFetchedEpoch());
+                pf.lastFetchedEpoch(), pf.logStartOffset());
         }
     }
 

@@ -9,6 +9,8 @@ final class FollowerState {
 
     final int replicaId;
     long logEndOffset = -1;
+    /** The follower's log start offset as its last fetch said (-1: not told yet). */
+    long logStartOffset = -1;
     long lastCaughtUpTimeMs;
     long lastFetchTimeMs;
     long leaderEndOffsetAtLastFetch;

@@ -58,6 +58,14 @@ public final class Partition {
     private record PendingAck(long requiredOffset, int minIsr, CompletableFuture<ErrorCode> future) {
     }
 
+    /** A delete-records request waiting for the ISR's log start offsets to reach {@code offset}. */
+    private record PendingDelete(long offset, CompletableFuture<Long> future) {
+    }
+
+    /** A delete-records waiter to complete, outside the lock, with the low watermark. */
+    private record DeleteDone(CompletableFuture<Long> future, long lowWatermark) {
+    }
+
     private final TopicPartition tp;
     private final int localBrokerId;
     private final Time time;
@@ -65,6 +73,7 @@ public final class Partition {
     private final ProducerStateManager producerState = new ProducerStateManager();
     private final TreeMap<Long, List<PendingAck>> pendingAcks = new TreeMap<>();
     private final Map<Integer, FollowerState> followers = new HashMap<>();
+    private final List<PendingDelete> pendingDeletes = new ArrayList<>();
 
     private volatile Log log;
     private volatile Uuid topicId;
@@ -156,6 +165,7 @@ public final class Partition {
      * this was a new epoch.
      */
     public boolean makeLeader(Uuid id, PartitionRegistration reg, Log partitionLog, long initialHighWatermark) {
+        List<DeleteDone> deletes;
         List<PendingAck> committed;
         List<PendingAck> failed;
         boolean newEpoch;
@@ -193,9 +203,11 @@ public final class Partition {
             }
             committed = maybeIncrementHighWatermarkLocked();
             failed = failPendingIfNotEnoughIsrLocked();
+            deletes = completeDeletesLocked();
         }
         completeCommitted(committed);
         completeAll(failed, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+        completeDeletes(deletes);
         onDataChange.run();
         return newEpoch;
     }
@@ -217,6 +229,7 @@ public final class Partition {
     /** Takes the follower role under {@code reg.leader()}; returns true when the leader or its epoch changed. */
     public boolean makeFollower(Uuid id, PartitionRegistration reg, Log partitionLog, long initialHighWatermark) {
         List<PendingAck> failed;
+        List<PendingDelete> deletes;
         boolean changed;
         synchronized (lock) {
             this.topicId = id;
@@ -232,19 +245,24 @@ public final class Partition {
             followers.clear();
             setHighWatermarkLocked(Math.min(Math.max(highWatermark, initialHighWatermark), partitionLog.logEndOffset()));
             failed = drainPendingLocked();
+            deletes = drainDeletesLocked();
         }
         completeAll(failed, ErrorCode.NOT_LEADER);
+        failDeletes(deletes);
         return changed;
     }
 
     /** The replica leaves this broker or the broker stops: fail every waiter. */
     public void close() {
         List<PendingAck> failed;
+        List<PendingDelete> deletes;
         synchronized (lock) {
             leader = false;
             failed = drainPendingLocked();
+            deletes = drainDeletesLocked();
         }
         completeAll(failed, ErrorCode.NOT_LEADER);
+        failDeletes(deletes);
     }
 
     // ---------------------------------------------------------------------------------------------------------
@@ -408,6 +426,7 @@ public final class Partition {
      * follower does not send one per fetch).
      */
     public boolean updateFollowerFetchState(FetchCheck.Fetch fetch, long registeredBrokerEpoch, long refusalBackoffMs) {
+        List<DeleteDone> deletes;
         List<PendingAck> committed;
         boolean advanced;
         boolean joinable;
@@ -423,6 +442,10 @@ public final class Partition {
             }
             long now = time.milliseconds();
             state.onFetch(fetch.fetchOffset(), logEnd, now);
+            if (fetch.logStartOffset() >= 0) {
+                state.logStartOffset = fetch.logStartOffset();
+            }
+            deletes = completeDeletesLocked();
             long before = highWatermark;
             committed = maybeIncrementHighWatermarkLocked();
             advanced = highWatermark > before;
@@ -430,6 +453,7 @@ public final class Partition {
                 && state.logEndOffset >= leaderEpochStartOffset && now - isrRefusedAtMs >= refusalBackoffMs;
         }
         completeCommitted(committed);
+        completeDeletes(deletes);
         if (advanced) {
             onDataChange.run();
         }
@@ -526,6 +550,109 @@ public final class Partition {
     }
 
     // ---------------------------------------------------------------------------------------------------------
+    // Leader: delete records
+
+    /**
+     * Deletes the records below {@code offset} ({@code -1}: the high watermark) as leader: moves the log start offset
+     * there, durably (see {@link Log#maybeIncrementLogStartOffset}); an offset at or below the start changes nothing.
+     * Followers take the new start from their next fetch ({@link #awaitLowWatermark} waits for them). Returns the
+     * leader's log start offset.
+     *
+     * @throws ReplicaException NOT_LEADER, or OFFSET_OUT_OF_RANGE for an offset above the high watermark or below -1
+     * @throws LogException STORAGE_ERROR if the log is offline
+     */
+    public long deleteRecordsBefore(long offset) {
+        synchronized (lock) {
+            Log l = log;
+            if (!leader || l == null) {
+                throw new ReplicaException(ErrorCode.NOT_LEADER, "broker " + localBrokerId + " is not the leader of " + tp);
+            }
+            long target = offset == -1 ? highWatermark : offset;
+            if (target < 0 || target > highWatermark) {
+                throw new ReplicaException(ErrorCode.OFFSET_OUT_OF_RANGE, tp + ": cannot delete records before offset " + offset
+                    + ": it is not between 0 and the high watermark " + highWatermark + " (or -1 for the high watermark)");
+            }
+            return l.maybeIncrementLogStartOffset(target);
+        }
+    }
+
+    /**
+     * Completes with the low watermark (the least log start offset over this leader and its ISR, each follower's as
+     * its last fetch said) once it is at least {@code offset}: then no replica that may be elected still serves the
+     * records deleted below it (as Kafka's DeleteRecords waits). Fails with NOT_LEADER if the leadership goes first;
+     * a caller that stops waiting calls {@link #forgetDeleteWaiter}.
+     */
+    public CompletableFuture<Long> awaitLowWatermark(long offset) {
+        CompletableFuture<Long> future = new CompletableFuture<>();
+        List<DeleteDone> done;
+        synchronized (lock) {
+            if (!leader || log == null) {
+                future.completeExceptionally(new ReplicaException(ErrorCode.NOT_LEADER,
+                    "broker " + localBrokerId + " is not the leader of " + tp));
+                return future;
+            }
+            pendingDeletes.add(new PendingDelete(offset, future));
+            done = completeDeletesLocked();
+        }
+        completeDeletes(done);
+        return future;
+    }
+
+    /** Drops a delete-records waiter whose caller gave up (its timeout). */
+    public void forgetDeleteWaiter(CompletableFuture<Long> future) {
+        synchronized (lock) {
+            pendingDeletes.removeIf(d -> d.future() == future);
+        }
+    }
+
+    /** The least log start offset over this leader and the followers in its ISR (-1 for one not heard from yet). */
+    private long lowWatermarkLocked() {
+        long low = log.logStartOffset();
+        for (int replica : isr) {
+            if (replica != localBrokerId) {
+                FollowerState state = followers.get(replica);
+                low = Math.min(low, state == null ? -1 : state.logStartOffset);
+            }
+        }
+        return low;
+    }
+
+    private List<DeleteDone> completeDeletesLocked() {
+        if (pendingDeletes.isEmpty() || !leader || log == null) {
+            return List.of();
+        }
+        long low = lowWatermarkLocked();
+        List<DeleteDone> done = new ArrayList<>();
+        pendingDeletes.removeIf(d -> {
+            if (low >= d.offset()) {
+                done.add(new DeleteDone(d.future(), low));
+                return true;
+            }
+            return false;
+        });
+        return done;
+    }
+
+    private static void completeDeletes(List<DeleteDone> done) {
+        for (DeleteDone d : done) {
+            d.future().complete(d.lowWatermark());
+        }
+    }
+
+    private List<PendingDelete> drainDeletesLocked() {
+        List<PendingDelete> all = new ArrayList<>(pendingDeletes);
+        pendingDeletes.clear();
+        return all;
+    }
+
+    private void failDeletes(List<PendingDelete> deletes) {
+        for (PendingDelete d : deletes) {
+            d.future().completeExceptionally(new ReplicaException(ErrorCode.NOT_LEADER,
+                "broker " + localBrokerId + " lost the leadership of " + tp + " before its followers deleted the records"));
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
     // Leader: ISR
 
     /**
@@ -588,6 +715,7 @@ public final class Partition {
     public void completeIsrChange(IsrChange change, List<Integer> committedIsr, int newPartitionEpoch, boolean accepted) {
         List<PendingAck> committed;
         List<PendingAck> failed;
+        List<DeleteDone> deletes;
         synchronized (lock) {
             if (pendingIsr == null || !pendingIsr.equals(change.newIsr())) {
                 return;
@@ -602,9 +730,11 @@ public final class Partition {
             }
             committed = maybeIncrementHighWatermarkLocked();
             failed = failPendingIfNotEnoughIsrLocked();
+            deletes = completeDeletesLocked();
         }
         completeCommitted(committed);
         completeAll(failed, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
+        completeDeletes(deletes);
         onDataChange.run();
     }
 
@@ -622,9 +752,11 @@ public final class Partition {
 
     /**
      * Appends batches fetched from the leader from {@code fetchOffset} (which must be the log end offset; see
-     * {@link Log#appendAsFollower}) and takes the leader's high watermark.
+     * {@link Log#appendAsFollower}), takes the leader's high watermark, and the leader's log start offset as far as
+     * this replica's high watermark (records deleted on the leader, by request or retention, go here too).
      */
-    public void appendAsFollower(ByteBuffer records, long fetchOffset, long leaderHighWatermark, int expectedLeaderEpoch) {
+    public void appendAsFollower(ByteBuffer records, long fetchOffset, long leaderHighWatermark, long leaderLogStartOffset,
+                                 int expectedLeaderEpoch) {
         synchronized (lock) {
             Log l = log;
             if (leader || l == null || expectedLeaderEpoch != leaderEpoch) {
@@ -639,6 +771,10 @@ public final class Partition {
             long hw = Math.max(highWatermark, Math.min(leaderHighWatermark, l.logEndOffset()));
             if (hw != highWatermark) {
                 setHighWatermarkLocked(hw);
+            }
+            long start = Math.min(leaderLogStartOffset, highWatermark);
+            if (start > l.logStartOffset()) {
+                l.maybeIncrementLogStartOffset(start);
             }
         }
     }

@@ -262,7 +262,8 @@ final class ReplicaFetcher implements AutoCloseable {
                 } else if (code == ErrorCode.NONE) {
                     ByteBuffer records = data.getRecords().asReadOnlyByteBuffer();
                     boolean throttled = throttled(tp, partition);
-                    partition.appendAsFollower(records, sent.getFetchOffset(), data.getHighWatermark(), epoch);
+                    partition.appendAsFollower(records, sent.getFetchOffset(), data.getHighWatermark(), data.getLogStartOffset(),
+                        epoch);
                     if (throttled) {
                         quotas.recordFollower(data.getRecords().size());
                     }

@@ -419,6 +419,49 @@ public final class ReplicaManager implements AutoCloseable {
         return result;
     }
 
+    /** A partition's answer to delete-records: the low watermark, or the error ({@code lowWatermark} -1). */
+    public record DeleteRecordsResult(ErrorCode error, String message, long lowWatermark) {
+    }
+
+    /**
+     * Deletes the records of {@code tp} below {@code offset} (-1: the high watermark) as its leader (see
+     * {@link Partition#deleteRecordsBefore}), then waits up to {@code timeoutMs} for the ISR's log start offsets to
+     * follow ({@link Partition#awaitLowWatermark}). On a timeout the leader's log start offset has moved all the
+     * same (durably); the answer is REQUEST_TIMED_OUT and a retry waits again.
+     */
+    public CompletableFuture<DeleteRecordsResult> deleteRecords(TopicPartition tp, long offset, int timeoutMs) {
+        Partition partition = partitions.get(tp);
+        if (partition == null) {
+            ProduceResult why = notHere(tp);
+            return CompletableFuture.completedFuture(new DeleteRecordsResult(why.error(), why.message(), -1));
+        }
+        long target;
+        try {
+            target = partition.deleteRecordsBefore(offset);
+        } catch (ReplicaException e) {
+            return CompletableFuture.completedFuture(new DeleteRecordsResult(e.code(), e.getMessage(), -1));
+        } catch (io.raftline.broker.log.LogException e) {
+            return CompletableFuture.completedFuture(new DeleteRecordsResult(e.code(), e.getMessage(), -1));
+        }
+        CompletableFuture<DeleteRecordsResult> result = new CompletableFuture<>();
+        CompletableFuture<Long> followed = partition.awaitLowWatermark(target);
+        var timeout = scheduler.schedule(() -> {
+            result.complete(new DeleteRecordsResult(ErrorCode.REQUEST_TIMED_OUT, "the ISR of " + tp
+                + " did not delete the records below " + target + " within " + timeoutMs + " ms", -1));
+            partition.forgetDeleteWaiter(followed);
+        }, timeoutMs, TimeUnit.MILLISECONDS);
+        followed.whenComplete((low, err) -> {
+            timeout.cancel(false);
+            if (err == null) {
+                result.complete(new DeleteRecordsResult(ErrorCode.NONE, null, low));
+            } else {
+                ErrorCode code = err instanceof ReplicaException re ? re.code() : ErrorCode.UNKNOWN;
+                result.complete(new DeleteRecordsResult(code, err.getMessage(), -1));
+            }
+        });
+        return result;
+    }
+
     public ProduceResult notHere(TopicPartition tp) {
         Optional<TopicImage> topic = image.topic(tp.topic());
         if (topic.isEmpty() || topic.get().partition(tp.partition()) == null) {

@@ -17,6 +17,8 @@ import io.raftline.protocol.Error;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.HostPort;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
+import io.raftline.protocol.broker.DeleteRecordsRequest;
+import io.raftline.protocol.broker.DeleteRecordsResponse;
 import io.raftline.protocol.broker.DescribeLogsRequest;
 import io.raftline.protocol.broker.DescribeLogsResponse;
 import io.raftline.protocol.broker.EpochEndOffset;
@@ -68,6 +70,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     }
 
     static final Error NO_ERROR = Error.getDefaultInstance();
+    /** How long a delete-records request waits for the ISR when it names no timeout. */
+    static final int DEFAULT_DELETE_RECORDS_TIMEOUT_MS = 30_000;
 
     /** Produce requests this broker holds now (read, not answered) and the stream waiting for room. */
     public int queuedProduceRequests() {
@@ -326,7 +330,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 List<FetchManager.PartitionFetch> parts = new ArrayList<>(request.getPartitionsCount());
                 for (FetchRequest.FetchPartition p : request.getPartitionsList()) {
                     parts.add(new FetchManager.PartitionFetch(new TopicPartition(p.getTopic(), p.getPartition()),
-                        p.getFetchOffset(), p.getPartitionMaxBytes(), p.getCurrentLeaderEpoch(), p.getLastFetchedEpoch()));
+                        p.getFetchOffset(), p.getPartitionMaxBytes(), p.getCurrentLeaderEpoch(), p.getLastFetchedEpoch(),
+                        p.getLogStartOffset()));
                 }
                 // fetch.max.bytes caps every answer, whatever the client asked (0 or less asks for no limit).
                 int maxBytes = request.getMaxBytes() <= 0 ? limits.fetchMaxBytes()
@@ -442,6 +447,39 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         }
         responses.onNext(out.build());
         responses.onCompleted();
+    }
+
+    /**
+     * Each partition's leader moves its log start offset, then answers once its ISR followed or {@code timeout_ms}
+     * passed (see {@link ReplicaManager#deleteRecords}); the response waits for every partition.
+     */
+    @Override
+    public void deleteRecords(DeleteRecordsRequest request, StreamObserver<DeleteRecordsResponse> responses) {
+        int timeoutMs = request.getTimeoutMs() > 0 ? request.getTimeoutMs() : DEFAULT_DELETE_RECORDS_TIMEOUT_MS;
+        List<DeleteRecordsRequest.PartitionOffset> asked = request.getPartitionsList();
+        List<CompletableFuture<ReplicaManager.DeleteRecordsResult>> results = new ArrayList<>(asked.size());
+        for (DeleteRecordsRequest.PartitionOffset q : asked) {
+            results.add(replicaManager.deleteRecords(new TopicPartition(q.getTopic(), q.getPartition()), q.getOffset(), timeoutMs));
+        }
+        CompletableFuture.allOf(results.toArray(new CompletableFuture<?>[0])).whenComplete((v, e) -> {
+            DeleteRecordsResponse.Builder out = DeleteRecordsResponse.newBuilder();
+            for (int i = 0; i < asked.size(); i++) {
+                DeleteRecordsRequest.PartitionOffset q = asked.get(i);
+                TopicPartition tp = new TopicPartition(q.getTopic(), q.getPartition());
+                ReplicaManager.DeleteRecordsResult r = results.get(i).join();
+                DeleteRecordsResponse.PartitionResult.Builder b = DeleteRecordsResponse.PartitionResult.newBuilder()
+                    .setTopic(q.getTopic()).setPartition(q.getPartition()).setLowWatermark(r.lowWatermark());
+                if (r.error() != ErrorCode.NONE) {
+                    b.setError(error(r.error(), r.message()));
+                    if (r.error() == ErrorCode.NOT_LEADER) {
+                        leaderHint(tp).ifPresent(b::setCurrentLeader);
+                    }
+                }
+                out.addPartitions(b);
+            }
+            responses.onNext(out.build());
+            responses.onCompleted();
+        });
     }
 
     @Override

@@ -112,6 +112,59 @@ class LogManagerTest {
     }
 
     @Test
+    void aLogStartOffsetMovedByDeleteRecordsSurvivesACrashAndACleanRestart() throws Exception {
+        List<Path> dirs = List.of(tmp.resolve("d"));
+        LogManager m = manager(dirs);
+        Log log = m.getOrCreateLog("gone", 0, new byte[16], config);
+        for (int i = 0; i < 10; i++) {
+            log.appendAsLeader(TestBatches.batch(1, "x" + i, 1), 0);
+        }
+        m.checkpointHighWatermarks(Map.of(new TopicPartitionKey("gone", 0), 10L));
+        assertThat(log.maybeIncrementLogStartOffset(7)).isEqualTo(7);
+        assertThat(Files.readAllLines(dirs.get(0).resolve(LogManager.LOG_START_OFFSET_CHECKPOINT))).contains("gone 0 7");
+        log.flush();
+
+        // a crash: no shutdown, no periodic checkpoint since; the new start was written before the call returned
+        LogManager crashed = manager(dirs);
+        Log reopened = crashed.getLog("gone", 0).orElseThrow();
+        assertThat(reopened.logStartOffset()).isEqualTo(7);
+        assertThatThrownBy(() -> reopened.read(6, 1000, Long.MAX_VALUE, true)).isInstanceOf(LogException.class)
+            .extracting(e -> ((LogException) e).code()).isEqualTo(ErrorCode.OFFSET_OUT_OF_RANGE);
+        assertThat(TestBatches.records(reopened.read(7, 1000, Long.MAX_VALUE, true)).get(0).getKey()).isEqualTo(7);
+        crashed.shutdown();
+        m.shutdown();
+
+        LogManager again = manager(dirs);
+        assertThat(again.getLog("gone", 0).orElseThrow().logStartOffset()).isEqualTo(7);
+        assertThat(again.getLog("gone", 0).orElseThrow().highWatermark()).isEqualTo(10);
+        again.shutdown();
+    }
+
+    @Test
+    void aTopicRecreatedUnderTheSameNameDoesNotTakeTheDeletedLogsStart() throws Exception {
+        List<Path> dirs = List.of(tmp.resolve("d"));
+        LogManager m = manager(dirs);
+        Log old = m.getOrCreateLog("again", 0, new byte[16], config);
+        for (int i = 0; i < 10; i++) {
+            old.appendAsLeader(TestBatches.batch(1, "old" + i, 1), 0);
+        }
+        m.checkpointHighWatermarks(Map.of(new TopicPartitionKey("again", 0), 10L));
+        old.maybeIncrementLogStartOffset(8);
+        m.deleteLog("again", 0);
+        Log fresh = m.getOrCreateLog("again", 0, new byte[16], config);
+        for (int i = 0; i < 3; i++) {
+            fresh.appendAsLeader(TestBatches.batch(1, "new" + i, 1), 0);
+        }
+        fresh.flush();
+
+        // a crash before any periodic checkpoint: the new log's records from 0 are all there
+        LogManager crashed = manager(dirs);
+        assertThat(crashed.getLog("again", 0).orElseThrow().logStartOffset()).isZero();
+        crashed.shutdown();
+        m.shutdown();
+    }
+
+    @Test
     void deletingALogRenamesThenRemovesItsDirectory() throws Exception {
         LogManager m = manager(List.of(tmp.resolve("d")));
         Log log = m.getOrCreateLog("gone", 0, new byte[16], config);

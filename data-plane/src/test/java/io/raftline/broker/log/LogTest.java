@@ -305,6 +305,40 @@ class LogTest {
     }
 
     @Test
+    void deletingRecordsMovesTheLogStartOffsetWithinASegmentUpToTheHighWatermarkOnly() throws Exception {
+        Map<String, String> cfg = Map.of(LogConfig.SEGMENT_BYTES, "500");
+        try (LogFixture f = new LogFixture(tmp, cfg)) {
+            for (int i = 0; i < 10; i++) {
+                f.log.appendAsLeader(TestBatches.sized(1, 150, f.time.milliseconds()), 0);
+            }
+            f.log.updateHighWatermark(8);
+            int segments = f.log.numberOfSegments();
+            assertThat(segments).as("several segments").isGreaterThan(2);
+            // above the high watermark: refused, nothing moves
+            assertCode(() -> f.log.maybeIncrementLogStartOffset(9), ErrorCode.OFFSET_OUT_OF_RANGE);
+            assertThat(f.log.logStartOffset()).isZero();
+
+            assertThat(f.log.maybeIncrementLogStartOffset(5)).isEqualTo(5);
+            assertThat(f.log.logStartOffset()).isEqualTo(5);
+            // below the current start: a no-op that answers the start
+            assertThat(f.log.maybeIncrementLogStartOffset(3)).isEqualTo(5);
+            assertThat(f.log.logStartOffset()).isEqualTo(5);
+            // reads below the start are out of range, as after retention; from the start they return offset 5 first
+            assertCode(() -> f.log.read(4, 1000, Long.MAX_VALUE, true), ErrorCode.OFFSET_OUT_OF_RANGE);
+            assertThat(TestBatches.records(f.log.read(5, 1000, Long.MAX_VALUE, true)).get(0).getKey()).isEqualTo(5);
+
+            // retention removes the segments wholly below the start, even with retention itself off
+            f.log.updateConfig(f.config().with(Map.of(LogConfig.RETENTION_MS, "-1", LogConfig.CLEANUP_POLICY, "compact")));
+            assertThat(f.log.deleteOldSegments()).isPositive();
+            assertThat(f.log.numberOfSegments()).isLessThan(segments);
+            assertThat(f.log.segments.firstKey()).isLessThanOrEqualTo(5);
+            assertThat(f.log.logStartOffset()).as("the start stays where it was asked").isEqualTo(5);
+            assertThat(f.log.maybeIncrementLogStartOffset(8)).isEqualTo(8);
+            assertCode(() -> f.log.read(7, 1000, Long.MAX_VALUE, true), ErrorCode.OFFSET_OUT_OF_RANGE);
+        }
+    }
+
+    @Test
     void flushPolicyMovesTheRecoveryPoint() throws Exception {
         try (LogFixture f = new LogFixture(tmp, Map.of(LogConfig.FLUSH_MESSAGES, "5"))) {
             f.log.appendAsLeader(TestBatches.batch(3, "a", 1), 0);

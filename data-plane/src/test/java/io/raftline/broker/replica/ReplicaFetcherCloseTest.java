@@ -116,7 +116,7 @@ class ReplicaFetcherCloseTest {
 
         assertThat(storageErrors).as("storage errors").isEmpty();
         assertThat(log.logEndOffset()).as("the response applied before the thread ended").isEqualTo(10);
-        partition.appendAsFollower(PartitionFixture.batchAt(10, 5), 10, 15, 0);
+        partition.appendAsFollower(PartitionFixture.batchAt(10, 5), 10, 15, 0, 0);
         assertThat(log.logEndOffset()).as("the log still takes appends").isEqualTo(15);
         assertThat(storageErrors).isEmpty();
     }

@@ -106,7 +106,7 @@ final class ReplicationPair implements AutoCloseable {
         FetchResponse.Builder out = FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId());
         for (FetchRequest.FetchPartition fp : request.getPartitionsList()) {
             FetchCheck.Fetch fetch = new FetchCheck.Fetch(request.getReplicaId(), request.getReplicaEpoch(), fp.getFetchOffset(),
-                fp.getCurrentLeaderEpoch(), fp.getLastFetchedEpoch());
+                fp.getCurrentLeaderEpoch(), fp.getLastFetchedEpoch(), fp.getLogStartOffset());
             leader.updateFollowerFetchState(fetch, BROKER_EPOCH, 0);
             Partition.ReadResult r = leader.read(fetch, BROKER_EPOCH, fp.getPartitionMaxBytes());
             FetchResponse.PartitionData.Builder b = FetchResponse.PartitionData.newBuilder()

@@ -21,6 +21,8 @@ public final class CommonClientConfigs {
     public static final String DEFAULT_API_TIMEOUT_MS_CONFIG = "default.api.timeout.ms";
     /** The first backoff before reconnecting to a broker. */
     public static final String RECONNECT_BACKOFF_MS_CONFIG = "reconnect.backoff.ms";
+    /** The largest backoff before reconnecting to a broker; backoffs grow exponentially up to it. */
+    public static final String RECONNECT_BACKOFF_MAX_MS_CONFIG = "reconnect.backoff.max.ms";
     /** Class names of interceptors, called in the order listed. */
     public static final String INTERCEPTOR_CLASSES_CONFIG = "interceptor.classes";
 
@@ -41,6 +43,8 @@ public final class CommonClientConfigs {
             .define(METADATA_MAX_AGE_MS_CONFIG, ConfigDef.Type.LONG, 300_000L, ConfigDef.atLeast(0),
                 "Refresh metadata at least this often")
             .define(RECONNECT_BACKOFF_MS_CONFIG, ConfigDef.Type.LONG, 50L, ConfigDef.atLeast(0),
-                "The first backoff before reconnecting to a broker");
+                "The first backoff before reconnecting to a broker")
+            .define(RECONNECT_BACKOFF_MAX_MS_CONFIG, ConfigDef.Type.LONG, 1000L, ConfigDef.atLeast(0),
+                "The largest backoff before reconnecting to a broker that keeps failing (doubling per failure, 20% jitter)");
     }
 }

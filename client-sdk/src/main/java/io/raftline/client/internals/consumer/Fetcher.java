@@ -17,6 +17,8 @@ import io.raftline.client.errors.RetriableException;
 import io.raftline.client.errors.SerializationException;
 import io.raftline.client.internals.metadata.Metadata;
 import io.raftline.client.internals.net.ConnectionPool;
+import io.raftline.client.internals.retry.ExponentialBackoff;
+import io.raftline.common.Time;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.FetchRequest;
 import io.raftline.protocol.broker.FetchResponse;
@@ -37,6 +39,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.DoubleSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,12 +65,15 @@ public final class Fetcher<K, V> {
 
     private static final Logger LOG = LoggerFactory.getLogger(Fetcher.class);
 
-    /** The fetch settings from the consumer's config. */
+    /**
+     * The fetch settings from the consumer's config; {@code reconnectBackoffMs} and {@code reconnectBackoffMaxMs}
+     * bound how long a broker that a fetch could not reach is left alone (see {@link NodeBackoff}).
+     */
     public record Settings(int minBytes, int maxWaitMs, int maxBytes, int maxPartitionBytes, boolean checkCrcs, int requestTimeoutMs,
-                           long retryBackoffMs) {
-        /** With Kafka's default retry.backoff.ms (100 ms). */
+                           long reconnectBackoffMs, long reconnectBackoffMaxMs) {
+        /** With Kafka's default reconnect.backoff.ms and reconnect.backoff.max.ms (50 and 1000 ms). */
         public Settings(int minBytes, int maxWaitMs, int maxBytes, int maxPartitionBytes, boolean checkCrcs, int requestTimeoutMs) {
-            this(minBytes, maxWaitMs, maxBytes, maxPartitionBytes, checkCrcs, requestTimeoutMs, 100);
+            this(minBytes, maxWaitMs, maxBytes, maxPartitionBytes, checkCrcs, requestTimeoutMs, 50, 1000);
         }
     }
 
@@ -124,6 +130,8 @@ public final class Fetcher<K, V> {
     }
 
     private final Settings settings;
+    private final Time time;
+    private final DoubleSupplier random;
     private final Metadata metadata;
     private final ConnectionPool pool;
     private final SubscriptionState subscriptions;
@@ -134,17 +142,21 @@ public final class Fetcher<K, V> {
     private final Set<TopicPartition> inFlight = new HashSet<>();
     /** Buffered answers per partition, in offset order; a partition with none has no entry. */
     private final Map<TopicPartition, ArrayDeque<Cursor>> cursors = new LinkedHashMap<>();
-    /** Brokers whose last fetch failed, and until when (System.nanoTime) they are not fetched from again. */
-    private final Map<Integer, Long> backoffUntilNs = new HashMap<>();
+    /** Brokers whose last fetches failed, left alone for a while (on {@link Time#hiResMilliseconds}). */
+    private final NodeBackoff nodeBackoff;
     private long bufferedBytes;
     private final Object signal = new Object();
     private RaftlineException pendingError;
     private boolean woken;
 
-    /** Creates the fetcher. */
-    public Fetcher(Settings settings, Metadata metadata, ConnectionPool pool, SubscriptionState subscriptions,
-                   Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
+    /** Creates the fetcher; {@code time} times the backoffs, {@code random} draws their jitter (uniform in [0, 1)). */
+    public Fetcher(Settings settings, Time time, DoubleSupplier random, Metadata metadata, ConnectionPool pool,
+                   SubscriptionState subscriptions, Deserializer<K> keyDeserializer, Deserializer<V> valueDeserializer) {
         this.settings = settings;
+        this.time = time;
+        this.random = random;
+        this.nodeBackoff = new NodeBackoff(ExponentialBackoff.ofClient(settings.reconnectBackoffMs(),
+            settings.reconnectBackoffMaxMs()));
         this.metadata = metadata;
         this.pool = pool;
         this.subscriptions = subscriptions;
@@ -162,6 +174,7 @@ public final class Fetcher<K, V> {
         Map<Node, List<TopicPartition>> byNode = new LinkedHashMap<>();
         boolean unknownLeader = false;
         long budget = Math.max(1, settings.maxBytes());
+        long nowMs = time.hiResMilliseconds();
         for (TopicPartition tp : subscriptions.fetchablePartitions()) {
             if (inFlight.contains(tp) || bufferedBytes >= budget) {
                 continue;
@@ -175,12 +188,8 @@ public final class Fetcher<K, V> {
                 unknownLeader = true;
                 continue;
             }
-            Long until = backoffUntilNs.get(leader.id());
-            if (until != null) {
-                if (System.nanoTime() - until < 0) {
-                    continue;
-                }
-                backoffUntilNs.remove(leader.id());
+            if (nodeBackoff.isBackedOff(leader.id(), nowMs)) {
+                continue;
             }
             byNode.computeIfAbsent(leader, n -> new ArrayList<>()).add(tp);
         }
@@ -238,17 +247,23 @@ public final class Fetcher<K, V> {
         return false;
     }
 
+    /** Partitions in a request whose answer has not been collected yet (for tests and metrics). */
+    public int partitionsInFlight() {
+        return inFlight.size();
+    }
+
     /** Bytes of fetched answers not yet handed out in full (for tests and metrics). */
     public long bufferedBytes() {
         return bufferedBytes;
     }
 
     /**
-     * Blocks until an answer arrives, {@link #wakeup()} is called, or {@code ms} pass (at most the retry backoff
-     * while a broker is backed off, so its partitions are fetched again as soon as it ends).
+     * Blocks until an answer arrives, {@link #wakeup()} is called, or {@code ms} pass (at most until the soonest
+     * broker backoff ends, so its partitions are fetched again as soon as it does).
      */
     public void await(long ms) throws InterruptedException {
-        long wait = backoffUntilNs.isEmpty() ? ms : Math.min(ms, Math.max(1, settings.retryBackoffMs()));
+        long untilReady = nodeBackoff.msUntilNextReady(time.hiResMilliseconds());
+        long wait = untilReady < 0 ? ms : Math.min(ms, untilReady);
         synchronized (signal) {
             if (completed.isEmpty() && !woken && wait > 0) {
                 signal.wait(wait);
@@ -353,11 +368,13 @@ public final class Fetcher<K, V> {
         if (c.error() != null) {
             LOG.debug("fetch from broker {} failed: {}", c.nodeId(), c.error().toString());
             // Not again at once: a dead broker would be hammered until the metadata names a new leader.
-            backoffUntilNs.put(c.nodeId(), System.nanoTime() + settings.retryBackoffMs() * 1_000_000);
+            long waitMs = nodeBackoff.failed(c.nodeId(), time.hiResMilliseconds(), random.getAsDouble());
+            LOG.debug("leaving broker {} alone for {} ms", c.nodeId(), waitMs);
             metadata.requestUpdate();
             metadata.nodeFailed();
             return;
         }
+        nodeBackoff.reached(c.nodeId());
         if (c.response().getError().getCode() != ErrorCode.NONE) {
             metadata.requestUpdate();
             return;
