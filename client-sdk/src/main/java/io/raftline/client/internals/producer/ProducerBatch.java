@@ -197,8 +197,19 @@ public final class ProducerBatch {
      * @return whether this call completed the batch
      */
     boolean complete(long baseOffset, long logAppendTimeMs, RuntimeException error) {
+        return complete(baseOffset, logAppendTimeMs, error, null);
+    }
+
+    /**
+     * As above; {@code first}, when this is the first completion, runs before any callback or future does (so a
+     * metric it records is visible to whoever waited on a record's future).
+     */
+    boolean complete(long baseOffset, long logAppendTimeMs, RuntimeException error, Runnable first) {
         if (!done.compareAndSet(false, true)) {
             return false;
+        }
+        if (first != null) {
+            first.run();
         }
         for (int i = 0; i < thunks.size(); i++) {
             Thunk t = thunks.get(i);

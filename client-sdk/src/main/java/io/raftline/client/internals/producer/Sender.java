@@ -268,9 +268,7 @@ public final class Sender implements Runnable {
             idempotence.onReturned(b);
         }
         b.inFlight = false;
-        if (b.complete(baseOffset, logAppendTimeMs, null)) {
-            metrics.recordsSent(b.recordCount());
-        }
+        b.complete(baseOffset, logAppendTimeMs, null, () -> metrics.recordsSent(b.recordCount()));
         accumulator.deallocate(b);
     }
 
@@ -280,9 +278,7 @@ public final class Sender implements Runnable {
             idempotence.requestEpochBump();
         }
         b.inFlight = false;
-        if (b.complete(-1, -1, error)) {
-            metrics.recordErrors(b.recordCount());
-        }
+        b.complete(-1, -1, error, () -> metrics.recordErrors(b.recordCount()));
         accumulator.deallocate(b);
     }
 
