@@ -29,6 +29,12 @@ final class FetchCheck {
     private FetchCheck() {
     }
 
+    /** The shape of {@link #decide}, for the callers that take the rule as a parameter. */
+    @FunctionalInterface
+    interface Rule {
+        Outcome decide(Fetch fetch, Leader leader, long registeredBrokerEpoch, Optional<EpochEndOffset> endOfLastFetchedEpoch);
+    }
+
     /** One partition of a fetch; {@code replicaId} -1 for a consumer. */
     record Fetch(int replicaId, long replicaBrokerEpoch, long fetchOffset, int currentLeaderEpoch, int lastFetchedEpoch) {
         boolean fromFollower() {

@@ -429,7 +429,7 @@ public final class ReplicaManager implements AutoCloseable {
 
     private void maybeChangeIsr() {
         try {
-            List<Partition.IsrChange> changes = new ArrayList<>();
+            List<PartitionState.IsrChange> changes = new ArrayList<>();
             List<Partition> owners = new ArrayList<>();
             for (Partition partition : partitions.values()) {
                 partition.proposeIsrChange(replicaLagTimeMaxMs).ifPresent(change -> {
@@ -445,7 +445,7 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
-    private void sendIsrChange(Partition partition, Partition.IsrChange change) {
+    private void sendIsrChange(Partition partition, PartitionState.IsrChange change) {
         LOG.info("{}: asking the controller to change the ISR from {} to {} ({})", partition.topicPartition(),
             partition.isr(), change.newIsr(), change.reason());
         AlterPartitionRequest request = AlterPartitionRequest.newBuilder()

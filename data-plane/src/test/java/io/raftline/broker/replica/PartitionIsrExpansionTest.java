@@ -26,7 +26,7 @@ class PartitionIsrExpansionTest {
             assertThat(f.followerFetch(3, 5, BACKOFF_MS)).as("behind the high watermark").isFalse();
             assertThat(f.followerFetch(3, 10, BACKOFF_MS)).as("caught up").isTrue();
 
-            Partition.IsrChange change = partition.proposeIsrChange(30_000).orElseThrow();
+            PartitionState.IsrChange change = partition.proposeIsrChange(30_000).orElseThrow();
             assertThat(change.newIsr()).containsExactly(1, 2, 3);
             assertThat(f.followerFetch(3, 10, BACKOFF_MS)).as("a proposal is in flight").isFalse();
 
@@ -49,7 +49,7 @@ class PartitionIsrExpansionTest {
             partition.appendAsLeader(PartitionFixture.batch(10), -1);
             f.followerFetch(2, 10, BACKOFF_MS);
             f.followerFetch(3, 10, BACKOFF_MS);
-            Partition.IsrChange change = partition.proposeIsrChange(30_000).orElseThrow();
+            PartitionState.IsrChange change = partition.proposeIsrChange(30_000).orElseThrow();
             partition.completeIsrChange(change, List.of(), -1, false);
 
             // broker 3 died (fenced): still caught up by offsets, as nothing more was written
