@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -498,14 +499,15 @@ public final class Partition {
     /**
      * The ISR change this leader wants now, if any and none is in flight (see {@link PartitionState#proposeIsrChange}):
      * followers that have not caught up for {@code lagMaxMs} leave; followers that reached the high watermark (and
-     * this epoch's start) join.
+     * this epoch's start) join, if that was fetched by their current incarnation ({@code registeredBrokerEpoch}: a
+     * broker's epoch in this broker's metadata image, -1 if unregistered).
      */
-    public Optional<PartitionState.IsrChange> proposeIsrChange(long lagMaxMs) {
+    public Optional<PartitionState.IsrChange> proposeIsrChange(long lagMaxMs, IntToLongFunction registeredBrokerEpoch) {
         synchronized (lock) {
             if (!leader || state == null) {
                 return Optional.empty();
             }
-            PartitionState.Transition t = state.proposeIsrChange(time.milliseconds(), lagMaxMs);
+            PartitionState.Transition t = state.proposeIsrChange(time.milliseconds(), lagMaxMs, registeredBrokerEpoch);
             state = t.state();
             return Optional.ofNullable(t.effects().proposal());
         }
@@ -527,6 +529,18 @@ public final class Partition {
         completeCommitted(committed);
         completeAll(failed, ErrorCode.NOT_ENOUGH_REPLICAS_AFTER_APPEND);
         onDataChange.run();
+    }
+
+    /**
+     * An ISR change got no answer (timed out, connection lost): it stays in flight, since the controller may still
+     * commit it, and is sent again at the next ISR check (see {@link PartitionState#onIsrChangeUnanswered}).
+     */
+    public void isrChangeUnanswered(PartitionState.IsrChange change) {
+        synchronized (lock) {
+            if (state != null) {
+                state = state.onIsrChangeUnanswered(change, time.milliseconds()).state();
+            }
+        }
     }
 
     /** Each follower's log end offset as this leader last saw it (-1 before its first fetch); empty unless leader. */

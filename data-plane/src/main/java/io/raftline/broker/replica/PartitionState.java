@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.IntToLongFunction;
 
 /**
  * A partition leader's decisions, as pure functions: no lock, clock, log or I/O. The state is the leader epoch, the
@@ -25,19 +26,26 @@ import java.util.TreeMap;
  *   <li>a fetch moves a follower's state only if {@link FetchCheck} says so (a replica of the partition, with its
  *       registered broker epoch, at this leader's epoch, its log not diverging); any other fetch changes nothing;</li>
  *   <li>an ISR member not caught up for {@code lagMaxMs} is proposed out; a follower outside the ISR is proposed in
- *       once its log end reaches both the high watermark and this epoch's start offset, and (after a refusal) it
- *       has fetched since;</li>
+ *       once its log end reaches both the high watermark and this epoch's start offset, counted from a fetch of its
+ *       current incarnation (broker epoch), and (after a refusal) it has fetched since;</li>
  *   <li>one ISR change in flight at a time; the controller's committed ISR is taken only for this leader epoch and
- *       a newer partition epoch.</li>
+ *       a newer partition epoch, from an acceptance, or from a refusal that names a newer partition epoch (the
+ *       controller's current registration, as the next metadata brings it);</li>
+ *   <li>a change with no answer (a timeout, a lost connection) may still be committed by the controller: it stays
+ *       in flight, counted in the high watermark, and is sent again, until an answer or new metadata settles it.
+ *       Forgetting it would let the high watermark pass offsets that a member the controller has added lacks, and
+ *       the controller may elect that member.</li>
  * </ul>
  *
  * @param pendingIsr the ISR change in flight, or null
  * @param followers  every replica but this one, by id
  * @param isrRefusedAtMs when the controller last refused (or failed to answer) an ISR change
+ * @param pendingInDoubt the change in flight got no answer: the controller may still commit it, so it stays counted
+ *                       in the high watermark and is sent again at the next ISR check
  */
 record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Integer> replicas, List<Integer> isr,
                              List<Integer> pendingIsr, SortedMap<Integer, FollowerState> followers, long logEndOffset,
-                             long highWatermark, long epochStartOffset, long isrRefusedAtMs) {
+                             long highWatermark, long epochStartOffset, long isrRefusedAtMs, boolean pendingInDoubt) {
 
     public PartitionState {
         replicas = List.copyOf(replicas);
@@ -54,7 +62,15 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
      * controller checks it against.
      */
     public record IsrChange(List<Integer> fromIsr, List<Integer> newIsr, int leaderEpoch, int partitionEpoch,
-                            String reason) {
+                            String reason, List<Long> newIsrBrokerEpochs) {
+        public IsrChange {
+            newIsrBrokerEpochs = List.copyOf(newIsrBrokerEpochs);
+        }
+
+        /** A change without the members' broker epochs (the controller then does not check them). */
+        public IsrChange(List<Integer> fromIsr, List<Integer> newIsr, int leaderEpoch, int partitionEpoch, String reason) {
+            this(fromIsr, newIsr, leaderEpoch, partitionEpoch, reason, List.of());
+        }
     }
 
     /**
@@ -96,7 +112,7 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
             }
         }
         PartitionState s = new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, null, followers,
-            logEndOffset, Math.min(knownHighWatermark, logEndOffset), epochStartOffset, NEVER);
+            logEndOffset, Math.min(knownHighWatermark, logEndOffset), epochStartOffset, NEVER, false);
         return s.advanced(Effects.NONE);
     }
 
@@ -110,7 +126,7 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
             }
         }
         return new PartitionState(localId, leaderEpoch, newPartitionEpoch, newReplicas, newIsr, null, next,
-            logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs).advanced(Effects.NONE);
+            logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, false).advanced(Effects.NONE);
     }
 
     /** This leader appended to its log, which now ends at {@code newLogEndOffset}. */
@@ -149,11 +165,11 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
         if (!outcome.updatesFollower()) {
             return unchanged();
         }
-        FollowerState updated = follower.onFetch(fetch.fetchOffset(), logEndOffset, nowMs);
+        FollowerState updated = follower.onFetch(fetch.fetchOffset(), fetch.replicaBrokerEpoch(), logEndOffset, nowMs);
         SortedMap<Integer, FollowerState> next = new TreeMap<>(followers);
         next.put(updated.replicaId(), updated);
         PartitionState s = new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, pendingIsr, next,
-            logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs);
+            logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, pendingInDoubt);
         Transition t = s.advanced(Effects.NONE);
         PartitionState after = t.state();
         boolean joinable = after.pendingIsr == null && !isr.contains(fetch.replicaId())
@@ -164,11 +180,21 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
 
     /**
      * The ISR check at {@code nowMs}: the change this leader wants, if any and none is in flight; the proposal is
-     * then in flight (it counts towards the high watermark) until {@link #onIsrChangeAnswered}.
+     * then in flight (it counts towards the high watermark) until {@link #onIsrChangeAnswered}. A follower joins
+     * only on what its current incarnation fetched: the broker epoch of its last counted fetch must be the one
+     * {@code registeredBrokerEpoch} gives for it now (KIP-903), so a broker that restarted with less data (a lost
+     * unflushed tail, a replaced disk) is not taken back on its previous incarnation's log end.
      */
-    public Transition proposeIsrChange(long nowMs, long lagMaxMs) {
+    public Transition proposeIsrChange(long nowMs, long lagMaxMs, IntToLongFunction registeredBrokerEpoch) {
         if (pendingIsr != null) {
-            return unchanged();
+            if (!pendingInDoubt) {
+                return unchanged();
+            }
+            IsrChange retry = new IsrChange(isr, pendingIsr, leaderEpoch, partitionEpoch, "retry: no answer to the last request",
+                brokerEpochsOf(pendingIsr));
+            PartitionState s = new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, pendingIsr, followers,
+                logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, false);
+            return new Transition(s, new Effects(-1, retry, false));
         }
         List<Integer> next = new ArrayList<>();
         List<Integer> out = new ArrayList<>();
@@ -187,7 +213,8 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
             // proposed at every check until the lag window ends.
             if (!isr.contains(state.replicaId()) && state.logEndOffset() >= highWatermark
                 && state.logEndOffset() >= epochStartOffset && nowMs - state.lastCaughtUpTimeMs() <= lagMaxMs
-                && state.lastFetchTimeMs() > isrRefusedAtMs) {
+                && state.lastFetchTimeMs() > isrRefusedAtMs
+                && state.brokerEpoch() == registeredBrokerEpoch.applyAsLong(state.replicaId())) {
                 next.add(state.replicaId());
                 in.add(state.replicaId());
             }
@@ -203,16 +230,19 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
         }
         String reason = (out.isEmpty() ? "" : "shrink: " + out + " lagged more than " + lagMaxMs + " ms")
             + (in.isEmpty() ? "" : (out.isEmpty() ? "" : "; ") + "expand: " + in + " caught up");
-        IsrChange change = new IsrChange(isr, ordered, leaderEpoch, partitionEpoch, reason);
+        IsrChange change = new IsrChange(isr, ordered, leaderEpoch, partitionEpoch, reason, brokerEpochsOf(ordered));
         PartitionState s = new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, ordered, followers,
-            logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs);
+            logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, false);
         return new Transition(s, new Effects(-1, change, false));
     }
 
     /**
-     * The controller answered {@code change} (or failed to: {@code accepted} false): an answer to another change than
-     * the one in flight is ignored; a refusal is remembered at {@code nowMs}; an acceptance for this leader epoch
-     * and a newer partition epoch makes {@code committedIsr} the ISR. The high watermark may then advance.
+     * The controller answered {@code change}: an answer to another change than the one in flight is ignored; a
+     * refusal is remembered at {@code nowMs}; an answer for this leader epoch with a newer partition epoch (an
+     * acceptance, or a refusal because the registration moved on) makes {@code committedIsr}, the controller's ISR,
+     * this leader's. The high watermark may then advance.
+     *
+     * @param newPartitionEpoch the partition epoch of {@code committedIsr}, -1 when the answer carries none
      */
     public Transition onIsrChangeAnswered(IsrChange change, List<Integer> committedIsr, int newPartitionEpoch,
                                           boolean accepted, long nowMs) {
@@ -221,13 +251,26 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
         }
         List<Integer> nextIsr = isr;
         int nextPartitionEpoch = partitionEpoch;
-        if (accepted && change.leaderEpoch() == leaderEpoch && newPartitionEpoch > partitionEpoch) {
+        if (change.leaderEpoch() == leaderEpoch && newPartitionEpoch > partitionEpoch && !committedIsr.isEmpty()) {
             nextIsr = committedIsr;
             nextPartitionEpoch = newPartitionEpoch;
         }
         PartitionState s = new PartitionState(localId, leaderEpoch, nextPartitionEpoch, replicas, nextIsr, null,
-            followers, logEndOffset, highWatermark, epochStartOffset, accepted ? isrRefusedAtMs : nowMs);
+            followers, logEndOffset, highWatermark, epochStartOffset, accepted ? isrRefusedAtMs : nowMs, false);
         return s.advanced(Effects.NONE);
+    }
+
+    /**
+     * {@code change} got no answer (the request timed out or its connection failed): the controller may have
+     * committed it or may still do so, so it stays in flight and counted in the high watermark, in doubt; the next
+     * ISR check sends it again. An answer to another change than the one in flight is ignored.
+     */
+    public Transition onIsrChangeUnanswered(IsrChange change, long nowMs) {
+        if (pendingIsr == null || !pendingIsr.equals(change.newIsr())) {
+            return unchanged();
+        }
+        return new Transition(new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, pendingIsr, followers,
+            logEndOffset, highWatermark, epochStartOffset, nowMs, true), Effects.NONE);
     }
 
     /** Each follower's log end offset as this leader last counted it (-1 before its first counted fetch). */
@@ -237,13 +280,23 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
         return out;
     }
 
+    /** The broker epoch each member's last counted fetch carried (-1 for this leader and a member not heard from). */
+    private List<Long> brokerEpochsOf(List<Integer> members) {
+        List<Long> out = new ArrayList<>();
+        for (int r : members) {
+            FollowerState f = followers.get(r);
+            out.add(r == localId || f == null ? -1L : f.brokerEpoch());
+        }
+        return out;
+    }
+
     private Transition unchanged() {
         return new Transition(this, Effects.NONE);
     }
 
     private PartitionState withLogEnd(long newLogEndOffset) {
         return new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, pendingIsr, followers,
-            newLogEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs);
+            newLogEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, pendingInDoubt);
     }
 
     /** This state with the high watermark advanced as far as the ISR (and the change in flight) allows. */
@@ -256,7 +309,7 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
             return new Transition(this, effects);
         }
         PartitionState s = new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, pendingIsr, followers,
-            logEndOffset, newHw, epochStartOffset, isrRefusedAtMs);
+            logEndOffset, newHw, epochStartOffset, isrRefusedAtMs, pendingInDoubt);
         return new Transition(s, new Effects(newHw, effects.proposal(), effects.expandNow()));
     }
 

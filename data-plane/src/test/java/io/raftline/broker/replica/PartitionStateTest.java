@@ -46,9 +46,14 @@ class PartitionStateTest {
 
     // ---- building states and inputs
 
-    /** A follower: its log end, when it was last caught up, when it last fetched. */
+    /** A follower (its current incarnation, broker epoch 100 + id): its log end, when last caught up, when it last fetched. */
     static FollowerState f(int id, long logEnd, long caughtUpMs, long lastFetchMs) {
-        return new FollowerState(id, logEnd, caughtUpMs, lastFetchMs, logEnd);
+        return new FollowerState(id, logEnd, 100 + id, caughtUpMs, lastFetchMs, logEnd);
+    }
+
+    /** Broker r's registered epoch: 100 + r. */
+    static long registered(int replica) {
+        return 100 + replica;
     }
 
     static PartitionState leader(List<Integer> isr, List<Integer> pending, long logEnd, long hw, long epochStart,
@@ -57,7 +62,7 @@ class PartitionStateTest {
         for (FollowerState s : followers) {
             map.put(s.replicaId(), s);
         }
-        return new PartitionState(1, 5, 7, List.of(1, 2, 3), isr, pending, map, logEnd, hw, epochStart, PartitionState.NEVER);
+        return new PartitionState(1, 5, 7, List.of(1, 2, 3), isr, pending, map, logEnd, hw, epochStart, PartitionState.NEVER, false);
     }
 
     /** A fetch by {@code replica} with broker epoch {@code brokerEpoch} at leader epoch {@code epoch} from {@code offset}. */
@@ -141,20 +146,24 @@ class PartitionStateTest {
             // the ISR check
             row("shrink a member not caught up for longer than the lag limit",
                 leader(isr(1, 2, 3), null, 10, 5, 0, f(2, 10, NOW, NOW), f(3, 5, NOW - LAG_MS - 1, NOW)),
-                s -> s.proposeIsrChange(NOW, LAG_MS), expect(5, isr(1, 2, 3), isr(1, 2), ends(10, 5), -1, isr(1, 2), false)),
+                s -> s.proposeIsrChange(NOW, LAG_MS, PartitionStateTest::registered), expect(5, isr(1, 2, 3), isr(1, 2), ends(10, 5), -1, isr(1, 2), false)),
             row("keep a member lagging exactly the limit",
                 leader(isr(1, 2, 3), null, 10, 5, 0, f(2, 10, NOW, NOW), f(3, 5, NOW - LAG_MS, NOW)),
-                s -> s.proposeIsrChange(NOW, LAG_MS), expect(5, isr(1, 2, 3), null, ends(10, 5), -1, null, false)),
+                s -> s.proposeIsrChange(NOW, LAG_MS, PartitionStateTest::registered), expect(5, isr(1, 2, 3), null, ends(10, 5), -1, null, false)),
             row("expand a follower caught up to the HW within this epoch",
                 leader(isr(1, 2), null, 10, 10, 10, f(2, 10, NOW, NOW), f(3, 10, NOW, NOW)),
-                s -> s.proposeIsrChange(NOW, LAG_MS), expect(10, isr(1, 2), isr(1, 2, 3), ends(10, 10), -1, isr(1, 2, 3), false)),
+                s -> s.proposeIsrChange(NOW, LAG_MS, PartitionStateTest::registered), expect(10, isr(1, 2), isr(1, 2, 3), ends(10, 10), -1, isr(1, 2, 3), false)),
+            row("no expansion on a previous incarnation's log end (the broker restarted: new broker epoch)",
+                leader(isr(1, 2), null, 10, 10, 10, f(2, 10, NOW, NOW), f(3, 10, NOW, NOW)),
+                s -> s.proposeIsrChange(NOW, LAG_MS, r -> r == 3 ? 204 : registered(r)),
+                expect(10, isr(1, 2), null, ends(10, 10), -1, null, false)),
             row("no expansion below the HW",
                 leader(isr(1, 2), null, 10, 10, 10, f(2, 10, NOW, NOW), f(3, 9, NOW, NOW)),
-                s -> s.proposeIsrChange(NOW, LAG_MS), expect(10, isr(1, 2), null, ends(10, 9), -1, null, false)),
+                s -> s.proposeIsrChange(NOW, LAG_MS, PartitionStateTest::registered), expect(10, isr(1, 2), null, ends(10, 9), -1, null, false)),
             row("no expansion before this epoch's start, even at the HW",
                 leader(isr(1, 2), null, 12, 8, 12, f(2, 8, NOW, NOW), f(3, 8, NOW, NOW)),
-                s -> s.proposeIsrChange(NOW, LAG_MS), expect(8, isr(1, 2), null, ends(8, 8), -1, null, false)),
-            row("one change in flight at a time", pendingShrink, s -> s.proposeIsrChange(NOW + LAG_MS * 2, LAG_MS),
+                s -> s.proposeIsrChange(NOW, LAG_MS, PartitionStateTest::registered), expect(8, isr(1, 2), null, ends(8, 8), -1, null, false)),
+            row("one change in flight at a time", pendingShrink, s -> s.proposeIsrChange(NOW + LAG_MS * 2, LAG_MS, PartitionStateTest::registered),
                 same(pendingShrink)),
             // the controller's answer
             row("accepted shrink: the ISR is the committed one and the HW moves past the dropped member", pendingShrink,
@@ -166,6 +175,18 @@ class PartitionStateTest {
             row("refused: ISR kept, proposal dropped", pendingShrink,
                 s -> s.onIsrChangeAnswered(shrinkTo12, List.of(), -1, false, NOW),
                 expect(2, isr(1, 2, 3), null, ends(10, 2), -1, null, false)),
+            row("refused with a newer partition epoch: the controller's ISR is taken", pendingShrink,
+                s -> s.onIsrChangeAnswered(shrinkTo12, isr(1, 2), 9, false, NOW),
+                expect(10, isr(1, 2), null, ends(10, 2), 10, null, false)),
+            row("no answer: the change stays in flight and counted in the HW", pendingExpand(),
+                s -> s.onIsrChangeUnanswered(new PartitionState.IsrChange(isr(1, 2), isr(1, 2, 3), 5, 7, "expand"), NOW)
+                    .state().onFollowerFetch(new PartitionState.FollowerFetch(new FetchCheck.Fetch(2, 102, 10, 5, -1), 102,
+                        Optional.empty(), 0), NOW, 0),
+                expect(4, isr(1, 2), isr(1, 2, 3), ends(10, 4), -1, null, false)),
+            row("no answer: the next ISR check sends the same change again", pendingExpand(),
+                s -> s.onIsrChangeUnanswered(new PartitionState.IsrChange(isr(1, 2), isr(1, 2, 3), 5, 7, "expand"), NOW)
+                    .state().proposeIsrChange(NOW + 1, LAG_MS, PartitionStateTest::registered),
+                expect(4, isr(1, 2), isr(1, 2, 3), ends(4, 4), -1, isr(1, 2, 3), false)),
             row("an answer to another change: ignored", pendingShrink,
                 s -> s.onIsrChangeAnswered(new PartitionState.IsrChange(isr(1, 2, 3), isr(1, 3), 5, 7, "x"), isr(1, 3), 8, true,
                     NOW), same(pendingShrink)),
@@ -234,33 +255,32 @@ class PartitionStateTest {
     @Test
     void aRefusalHoldsBackTheNextExpansionUntilTheFollowerFetchesAgain() {
         PartitionState s = leader(isr(1, 2), null, 10, 10, 0, f(2, 10, NOW, NOW), f(3, 10, NOW, NOW));
-        PartitionState.Transition proposed = s.proposeIsrChange(NOW, LAG_MS);
+        PartitionState.Transition proposed = s.proposeIsrChange(NOW, LAG_MS, PartitionStateTest::registered);
         assertThat(proposed.effects().proposal().newIsr()).isEqualTo(isr(1, 2, 3));
         s = proposed.state().onIsrChangeAnswered(proposed.effects().proposal(), List.of(), -1, false, NOW + 1).state();
         assertThat(s.isrRefusedAtMs()).isEqualTo(NOW + 1);
-        assertThat(s.proposeIsrChange(NOW + 2, LAG_MS).effects().proposal()).as("no fetch since the refusal").isNull();
+        assertThat(s.proposeIsrChange(NOW + 2, LAG_MS, PartitionStateTest::registered).effects().proposal()).as("no fetch since the refusal").isNull();
         FetchCheck.Fetch fetch = new FetchCheck.Fetch(3, 103, 10, 5, -1);
         PartitionState.Transition fetched = s.onFollowerFetch(new PartitionState.FollowerFetch(fetch, 103, Optional.empty(), 0),
             NOW + 3, 100);
         assertThat(fetched.effects().expandNow()).as("within the refusal backoff").isFalse();
-        assertThat(fetched.state().proposeIsrChange(NOW + 4, LAG_MS).effects().proposal().newIsr()).isEqualTo(isr(1, 2, 3));
+        assertThat(fetched.state().proposeIsrChange(NOW + 4, LAG_MS, PartitionStateTest::registered).effects().proposal().newIsr()).isEqualTo(isr(1, 2, 3));
     }
 
     @Test
     void caughtUpTimeFollowsKafkasRule() {
-        // leader log end 10 at every fetch
         FollowerState s = FollowerState.initial(2, 1_000);
-        s = s.onFetch(4, 10, 2_000);
+        s = s.onFetch(4, 7, 10, 2_000);
         assertThat(s.lastCaughtUpTimeMs()).as("behind now, and nothing known of the leader at its previous fetch")
             .isEqualTo(1_000);
-        s = s.onFetch(10, 10, 3_000);
+        s = s.onFetch(10, 7, 10, 3_000);
         assertThat(s.lastCaughtUpTimeMs()).as("at the leader's end: caught up now").isEqualTo(3_000);
-        s = s.onFetch(10, 15, 4_000);
+        s = s.onFetch(10, 7, 15, 4_000);
         assertThat(s.lastCaughtUpTimeMs()).as("reached the leader's end as of its previous fetch: caught up then")
             .isEqualTo(3_000);
-        s = s.onFetch(12, 20, 5_000);
+        s = s.onFetch(12, 7, 20, 5_000);
         assertThat(s.lastCaughtUpTimeMs()).as("not even where the leader was at the previous fetch").isEqualTo(3_000);
-        s = s.onFetch(20, 20, 6_000);
+        s = s.onFetch(20, 7, 20, 6_000);
         assertThat(s.lastCaughtUpTimeMs()).isEqualTo(6_000);
     }
 }
