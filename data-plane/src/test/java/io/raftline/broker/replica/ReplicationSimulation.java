@@ -52,9 +52,10 @@ import java.util.TreeMap;
  * crashes lose what was not flushed. The fault budget is what replication without fsync is meant to survive: a
  * crash loses data only when it is the only fault (every other broker up, no node cut off, no ISR change in
  * flight) and every committed
- * record is also held by another ISR member, and while a replica that
- * lost data is still in the ISR (the controller cannot know it lost anything) no other broker crashes or is cut
- * off, since that could leave it the last ISR member and so the leader; surviving that is the durability policy's
+ * record is also held by another ISR member, and until a replica that
+ * lost data has registered again and is out of the ISR (the controller cannot know it lost anything, and its
+ * leader may still count the fetches it made before the crash) no other broker crashes or is cut off, since that
+ * could leave it the last ISR member and so the leader; surviving that is the durability policy's
  * question (issue 20 item 7, KIP-966), not the replication decisions'. Producers write acks=all (acknowledged once the high watermark passes with the ISR at
  * min.insync.replicas) and acks=1.
  *
@@ -78,17 +79,42 @@ final class ReplicationSimulation {
         boolean applies(int sentEpoch, long sentOffset, int leaderEpoch, long logEnd);
     }
 
+    /** What a leader does when an ISR change gets no answer (production: PartitionState.onIsrChangeUnanswered). */
+    @FunctionalInterface
+    interface NoAnswerRule {
+        PartitionState.Transition onNoAnswer(PartitionState state, PartitionState.IsrChange change, long nowMs);
+    }
+
+
     /**
      * The decisions the simulation runs. {@link #production()} everywhere; a test passes mutated copies of one of
      * them to show the invariants catch it.
      *
      * @param followerUpdate the rule deciding whether a fetch moves the leader's follower state (FetchCheck.decide)
      */
-    record Decisions(String name, FetchCheck.Rule followerUpdate, EpochStart epochStart, StaleAnswerRule staleAnswer) {
+    record Decisions(String name, FetchCheck.Rule followerUpdate, EpochStart epochStart, StaleAnswerRule staleAnswer,
+                     NoAnswerRule noAnswer) {
         static Decisions production() {
             return new Decisions("production", FetchCheck::decide, SimLog::assignEpochStartOffset,
-                FollowerDecisions::answersCurrentState);
+                FollowerDecisions::answersCurrentState, PartitionState::onIsrChangeUnanswered);
         }
+
+        Decisions withFollowerUpdate(String mutant, FetchCheck.Rule rule) {
+            return new Decisions(mutant, rule, epochStart, staleAnswer, noAnswer);
+        }
+
+        Decisions withEpochStart(String mutant, EpochStart rule) {
+            return new Decisions(mutant, followerUpdate, rule, staleAnswer, noAnswer);
+        }
+
+        Decisions withStaleAnswer(String mutant, StaleAnswerRule rule) {
+            return new Decisions(mutant, followerUpdate, epochStart, rule, noAnswer);
+        }
+
+        Decisions withNoAnswer(String mutant, NoAnswerRule rule) {
+            return new Decisions(mutant, followerUpdate, epochStart, staleAnswer, rule);
+        }
+
     }
 
     /** A run's outcome: the first invariant broken (null if none) and what happened, for the statistics. */
@@ -280,7 +306,10 @@ final class ReplicationSimulation {
         long nextIsrCheckMs;
         Alter alterInFlight;
         long alterSentMs;
-        /** Lost its unflushed data and may still be in the ISR (the controller cannot know): see the fault budget. */
+        /**
+         * Lost its unflushed data and has not registered again since, or is still in the ISR: the controller cannot
+         * know, and the leader may count fetches this incarnation made before the crash. See the fault budget.
+         */
         boolean lostData;
         /** Records below this were checked against the committed ones (invariant 4). */
         long checkedBelow;
@@ -452,7 +481,7 @@ final class ReplicationSimulation {
                 alterInFlight = null;
                 trace("broker " + id + " gets no answer to ISR " + change.newIsr());
                 if (leader && state != null) {
-                    apply(state.onIsrChangeUnanswered(change, time.milliseconds()));
+                    apply(decisions.noAnswer().onNoAnswer(state, change, time.milliseconds()));
                 }
             }
         }
@@ -708,12 +737,14 @@ final class ReplicationSimulation {
         PartitionRegistration reg = cImage.topic(TOPIC).map(t -> t.partition(0)).orElseThrow();
         boolean lossInIsr = false;
         for (Broker b : brokers) {
-            b.lostData &= reg.isr().contains(b.id);
+            // Settled once it has registered again (which takes it out of the ISR) and is still out: from then on
+            // it can rejoin only on fetches of its new incarnation.
+            b.lostData &= !(b.up && !reg.isr().contains(b.id));
             lossInIsr |= b.lostData;
         }
         int roll = random.nextInt(1000);
         if (lossInIsr && ((roll >= 200 && roll < 206) || (roll >= 216 && roll < 222))) {
-            return; // the fault budget: nothing else fails while a replica that lost data is still in the ISR
+            return; // the fault budget: nothing else fails while a replica that lost data is not settled
         }
         if (roll < 150) {
             Broker b = brokers.get(random.nextInt(3));
@@ -753,13 +784,17 @@ final class ReplicationSimulation {
     }
 
     /**
-     * Whether {@code b} may lose its unflushed data: it is the only fault (every other broker runs, no node is cut
-     * off, no ISR change is in flight that could leave {@code b} the last member) and every committed record is also
-     * held, unchanged, by another ISR member.
+     * Whether {@code b} may lose its unflushed data: it is the only fault (every other broker runs, is unfenced and
+     * has heartbeated recently, so that no fencing is already on its way; no node is cut off; no ISR change is in
+     * flight that could leave {@code b} the last member) and every committed record is also held, unchanged, by
+     * another ISR member.
      */
     private boolean othersHoldCommitted(Broker b) {
         PartitionRegistration reg = cImage.topic(TOPIC).map(t -> t.partition(0)).orElse(null);
-        if (reg == null || isolated >= 0 || brokers.stream().anyMatch(o -> (o != b && !o.up) || o.alterInFlight != null)) {
+        long now = time.hiResMilliseconds(); // the controller's clock for heartbeats
+        if (reg == null || isolated >= 0 || network.stream().anyMatch(m -> m.payload() instanceof Alter)
+            || brokers.stream().anyMatch(o -> o.alterInFlight != null || (o != b && (!o.up
+            || cImage.broker(o.id).map(r -> r.fenced()).orElse(true) || now - controller.brokerLastContactMs(o.id) > 2 * HEARTBEAT_MS)))) {
             return false;
         }
         for (Map.Entry<Long, Rec> e : committed.entrySet()) {
@@ -781,7 +816,7 @@ final class ReplicationSimulation {
         if (random.nextInt(100) < 3) {
             return; // dropped
         }
-        long latency = random.nextInt(100) < 10 ? 200 + random.nextInt(3_000) : 1 + random.nextInt(30);
+        long latency = random.nextInt(100) < 15 ? 200 + random.nextInt(4_000) : 1 + random.nextInt(30);
         long at = time.milliseconds() + latency;
         if (payload instanceof Alter || payload instanceof AlterAnswer) {
             // The controller channel is one ordered connection per broker with a FIFO event queue behind it: ISR
