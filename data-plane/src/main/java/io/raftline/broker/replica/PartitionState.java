@@ -40,12 +40,13 @@ import java.util.function.IntToLongFunction;
  * @param pendingIsr the ISR change in flight, or null
  * @param followers  every replica but this one, by id
  * @param isrRefusedAtMs when the controller last refused (or failed to answer) an ISR change
- * @param pendingInDoubt the change in flight got no answer: the controller may still commit it, so it stays counted
- *                       in the high watermark and is sent again at the next ISR check
+ * @param inDoubt        the change in flight when it got no answer, or null: the controller may still commit it,
+ *                       so it stays counted in the high watermark and is sent again, unchanged (the same member
+ *                       epochs), at the next ISR check
  */
 record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Integer> replicas, List<Integer> isr,
                              List<Integer> pendingIsr, SortedMap<Integer, FollowerState> followers, long logEndOffset,
-                             long highWatermark, long epochStartOffset, long isrRefusedAtMs, boolean pendingInDoubt) {
+                             long highWatermark, long epochStartOffset, long isrRefusedAtMs, IsrChange inDoubt) {
 
     public PartitionState {
         replicas = List.copyOf(replicas);
@@ -112,12 +113,21 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
             }
         }
         PartitionState s = new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, null, followers,
-            logEndOffset, Math.min(knownHighWatermark, logEndOffset), epochStartOffset, NEVER, false);
+            logEndOffset, Math.min(knownHighWatermark, logEndOffset), epochStartOffset, NEVER, null);
         return s.advanced(Effects.NONE);
     }
 
-    /** New metadata within this leader epoch: its replicas and ISR; an ISR change in flight is dropped. */
+    /**
+     * New metadata within this leader epoch: its replicas and ISR; an ISR change in flight is dropped (the controller
+     * refuses it now: its partition epoch is gone). Metadata at a partition epoch this leader already has (it took
+     * it from the controller's answer to its own ISR change, which usually arrives first) changes nothing: dropping
+     * the change proposed since would let the high watermark pass offsets a member the controller may still add
+     * lacks.
+     */
     public Transition refresh(int newPartitionEpoch, List<Integer> newReplicas, List<Integer> newIsr, long nowMs) {
+        if (newPartitionEpoch <= partitionEpoch) {
+            return unchanged();
+        }
         SortedMap<Integer, FollowerState> next = new TreeMap<>();
         for (int replica : newReplicas) {
             if (replica != localId) {
@@ -126,7 +136,7 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
             }
         }
         return new PartitionState(localId, leaderEpoch, newPartitionEpoch, newReplicas, newIsr, null, next,
-            logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, false).advanced(Effects.NONE);
+            logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, null).advanced(Effects.NONE);
     }
 
     /** This leader appended to its log, which now ends at {@code newLogEndOffset}. */
@@ -169,7 +179,7 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
         SortedMap<Integer, FollowerState> next = new TreeMap<>(followers);
         next.put(updated.replicaId(), updated);
         PartitionState s = new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, pendingIsr, next,
-            logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, pendingInDoubt);
+            logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, inDoubt);
         Transition t = s.advanced(Effects.NONE);
         PartitionState after = t.state();
         boolean joinable = after.pendingIsr == null && !isr.contains(fetch.replicaId())
@@ -187,13 +197,14 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
      */
     public Transition proposeIsrChange(long nowMs, long lagMaxMs, IntToLongFunction registeredBrokerEpoch) {
         if (pendingIsr != null) {
-            if (!pendingInDoubt) {
+            if (inDoubt == null) {
                 return unchanged();
             }
-            IsrChange retry = new IsrChange(isr, pendingIsr, leaderEpoch, partitionEpoch, "retry: no answer to the last request",
-                brokerEpochsOf(pendingIsr));
+            // The same request again: a member that restarted since is refused by the controller, not re-judged here.
+            IsrChange retry = new IsrChange(inDoubt.fromIsr(), inDoubt.newIsr(), inDoubt.leaderEpoch(), inDoubt.partitionEpoch(),
+                "retry: no answer to the last request", inDoubt.newIsrBrokerEpochs());
             PartitionState s = new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, pendingIsr, followers,
-                logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, false);
+                logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, null);
             return new Transition(s, new Effects(-1, retry, false));
         }
         List<Integer> next = new ArrayList<>();
@@ -232,7 +243,7 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
             + (in.isEmpty() ? "" : (out.isEmpty() ? "" : "; ") + "expand: " + in + " caught up");
         IsrChange change = new IsrChange(isr, ordered, leaderEpoch, partitionEpoch, reason, brokerEpochsOf(ordered));
         PartitionState s = new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, ordered, followers,
-            logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, false);
+            logEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, null);
         return new Transition(s, new Effects(-1, change, false));
     }
 
@@ -256,7 +267,7 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
             nextPartitionEpoch = newPartitionEpoch;
         }
         PartitionState s = new PartitionState(localId, leaderEpoch, nextPartitionEpoch, replicas, nextIsr, null,
-            followers, logEndOffset, highWatermark, epochStartOffset, accepted ? isrRefusedAtMs : nowMs, false);
+            followers, logEndOffset, highWatermark, epochStartOffset, accepted ? isrRefusedAtMs : nowMs, null);
         return s.advanced(Effects.NONE);
     }
 
@@ -270,7 +281,7 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
             return unchanged();
         }
         return new Transition(new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, pendingIsr, followers,
-            logEndOffset, highWatermark, epochStartOffset, nowMs, true), Effects.NONE);
+            logEndOffset, highWatermark, epochStartOffset, nowMs, change), Effects.NONE);
     }
 
     /** Each follower's log end offset as this leader last counted it (-1 before its first counted fetch). */
@@ -296,7 +307,7 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
 
     private PartitionState withLogEnd(long newLogEndOffset) {
         return new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, pendingIsr, followers,
-            newLogEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, pendingInDoubt);
+            newLogEndOffset, highWatermark, epochStartOffset, isrRefusedAtMs, inDoubt);
     }
 
     /** This state with the high watermark advanced as far as the ISR (and the change in flight) allows. */
@@ -309,7 +320,7 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
             return new Transition(this, effects);
         }
         PartitionState s = new PartitionState(localId, leaderEpoch, partitionEpoch, replicas, isr, pendingIsr, followers,
-            logEndOffset, newHw, epochStartOffset, isrRefusedAtMs, pendingInDoubt);
+            logEndOffset, newHw, epochStartOffset, isrRefusedAtMs, inDoubt);
         return new Transition(s, new Effects(newHw, effects.proposal(), effects.expandNow()));
     }
 

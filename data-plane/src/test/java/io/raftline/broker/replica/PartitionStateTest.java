@@ -62,7 +62,7 @@ class PartitionStateTest {
         for (FollowerState s : followers) {
             map.put(s.replicaId(), s);
         }
-        return new PartitionState(1, 5, 7, List.of(1, 2, 3), isr, pending, map, logEnd, hw, epochStart, PartitionState.NEVER, false);
+        return new PartitionState(1, 5, 7, List.of(1, 2, 3), isr, pending, map, logEnd, hw, epochStart, PartitionState.NEVER, null);
     }
 
     /** A fetch by {@code replica} with broker epoch {@code brokerEpoch} at leader epoch {@code epoch} from {@code offset}. */
@@ -193,7 +193,9 @@ class PartitionStateTest {
             // metadata
             row("refresh in the same epoch keeps what the leader knows of its followers and drops the change in flight",
                 pendingShrink, s -> s.refresh(9, List.of(1, 2, 3), isr(1, 2), NOW),
-                expect(10, isr(1, 2), null, ends(10, 2), 10, null, false)));
+                expect(10, isr(1, 2), null, ends(10, 2), 10, null, false)),
+            row("metadata at a partition epoch the leader already has (from an ISR answer) keeps the change in flight",
+                pendingShrink, s -> s.refresh(7, List.of(1, 2, 3), isr(1, 2, 3), NOW), same(pendingShrink)));
     }
 
     static PartitionState pendingExpand() {

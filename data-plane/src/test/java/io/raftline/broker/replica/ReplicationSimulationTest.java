@@ -48,6 +48,22 @@ class ReplicationSimulationTest {
         }
     }
 
+    /**
+     * Seeds beyond the default ones that broke an invariant, kept as regression tests (each failed before its fix,
+     * with this simulation as it is). 19165: an unanswered ISR expansion was retried with the member epochs of the
+     * moment, not those it was proposed with, so a follower that had restarted with a lost tail was added. 26247,
+     * 31908, 35326, 40926: metadata at a partition epoch the leader already had from the controller's answer to its
+     * own ISR change dropped the change it had proposed since; the HW then passed offsets the member the controller
+     * added lacked, and that member was elected.
+     */
+    @Test
+    void regressionSeeds() {
+        for (long seed : new long[] {19165, 26247, 31908, 35326, 40926}) {
+            ReplicationSimulation.Result r = new ReplicationSimulation(seed, ReplicationSimulation.Decisions.production()).run(STEPS);
+            assertThat(r.violation()).as("seed=%s, replay with -Dsim.seed=%s", seed, seed).isNull();
+        }
+    }
+
     @Test
     void aSeedReplaysExactly() {
         for (long seed : new long[] {7, 1234567}) {
