@@ -102,13 +102,33 @@ public final class LeaderEpochCache {
     }
 
     private boolean assignInMemory(int epoch, long startOffset) {
-        if (epoch < 0 || (!entries.isEmpty() && epoch <= latest().epoch())) {
+        List<EpochEntry> next = assigned(entries, epoch, startOffset);
+        if (next == entries) {
             return false;
         }
-        entries.removeIf(e -> e.startOffset() >= startOffset);
-        entries.add(new EpochEntry(epoch, startOffset));
+        entries.clear();
+        entries.addAll(next);
         entriesChanged();
         return true;
+    }
+
+    /**
+     * The rule of {@link #assign}, as a pure function: {@code entries} with {@code epoch} starting at
+     * {@code startOffset} (entries starting at or after it dropped first), or {@code entries} itself when the epoch
+     * is negative or not above the latest. In-memory logs (the replication simulation) keep their epochs with it.
+     */
+    public static List<EpochEntry> assigned(List<EpochEntry> entries, int epoch, long startOffset) {
+        if (epoch < 0 || (!entries.isEmpty() && epoch <= entries.get(entries.size() - 1).epoch())) {
+            return entries;
+        }
+        List<EpochEntry> next = new ArrayList<>();
+        for (EpochEntry e : entries) {
+            if (e.startOffset() < startOffset) {
+                next.add(e);
+            }
+        }
+        next.add(new EpochEntry(epoch, startOffset));
+        return next;
     }
 
     /**
@@ -185,13 +205,19 @@ public final class LeaderEpochCache {
      * latest (the asker knows more than we do), or the epoch is negative.
      */
     public synchronized Optional<EpochEndOffset> endOffsetFor(int epoch, long logEndOffset) {
+        return endOffsetFor(entries, epoch, logEndOffset);
+    }
+
+    /** {@link #endOffsetFor(int, long)} over {@code entries}, as a pure function. */
+    public static Optional<EpochEndOffset> endOffsetFor(List<EpochEntry> entries, int epoch, long logEndOffset) {
         if (epoch < 0 || entries.isEmpty()) {
             return Optional.empty();
         }
-        if (epoch == latest().epoch()) {
+        EpochEntry latest = entries.get(entries.size() - 1);
+        if (epoch == latest.epoch()) {
             return Optional.of(new EpochEndOffset(epoch, logEndOffset));
         }
-        if (epoch > latest().epoch()) {
+        if (epoch > latest.epoch()) {
             return Optional.empty();
         }
         EpochEntry floor = null;
@@ -201,7 +227,7 @@ public final class LeaderEpochCache {
             }
             floor = e;
         }
-        throw new IllegalStateException("unreachable: epoch " + epoch + " below latest " + latest());
+        throw new IllegalStateException("unreachable: epoch " + epoch + " below latest " + latest);
     }
 
     /** Drops epochs starting at or after {@code endOffset} (the log was truncated there). */

@@ -29,6 +29,12 @@ final class FetchCheck {
     private FetchCheck() {
     }
 
+    /** The shape of {@link #decide}, for the callers that take the rule as a parameter. */
+    @FunctionalInterface
+    interface Rule {
+        Outcome decide(Fetch fetch, Leader leader, long registeredBrokerEpoch, Optional<EpochEndOffset> endOfLastFetchedEpoch);
+    }
+
     /**
      * One partition of a fetch; {@code replicaId} -1 for a consumer; {@code logStartOffset} the follower's own log
      * start offset (-1 from a consumer, or when not told).

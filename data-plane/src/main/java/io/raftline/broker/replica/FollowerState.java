@@ -1,34 +1,30 @@
 package io.raftline.broker.replica;
 
 /**
- * What a leader knows of one follower: its log end offset from its last fetch and when it was last caught up
- * (Kafka's rule: a fetch at or past the leader's log end offset at the time of the follower's previous fetch
- * means the follower was caught up then). Guarded by the partition's lock.
+ * What a leader knows of one follower: its log end offset from its last counted fetch (-1 before the first), the
+ * broker epoch that fetch carried (the follower's incarnation, -1 before the first), and when it was last caught up
+ * (Kafka's rule: a fetch at or past the leader's log end offset at the time of the follower's previous fetch means
+ * the follower was caught up then). Immutable; {@link PartitionState} holds one per follower.
  */
-final class FollowerState {
+record FollowerState(int replicaId, long logEndOffset, long brokerEpoch, long lastCaughtUpTimeMs, long lastFetchTimeMs,
+                     long leaderEndOffsetAtLastFetch) {
 
-    final int replicaId;
-    long logEndOffset = -1;
-    /** The follower's log start offset as its last fetch said (-1: not told yet). */
-    long logStartOffset = -1;
-    long lastCaughtUpTimeMs;
-    long lastFetchTimeMs;
-    long leaderEndOffsetAtLastFetch;
-
-    FollowerState(int replicaId, long nowMs) {
-        this.replicaId = replicaId;
-        // A new follower gets a full lag window before it may be dropped from the ISR.
-        this.lastCaughtUpTimeMs = nowMs;
+    /** A new follower of a new leader: no fetch yet, and a full lag window before it may be dropped from the ISR. */
+    static FollowerState initial(int replicaId, long nowMs) {
+        return new FollowerState(replicaId, -1, -1, nowMs, 0, 0);
     }
 
-    void onFetch(long fetchOffset, long leaderEndOffset, long nowMs) {
+    /**
+     * After a fetch from {@code fetchOffset} by the follower's incarnation {@code fetchBrokerEpoch}, that the leader
+     * counts, its own log end being {@code leaderEndOffset}.
+     */
+    FollowerState onFetch(long fetchOffset, long fetchBrokerEpoch, long leaderEndOffset, long nowMs) {
+        long caughtUp = lastCaughtUpTimeMs;
         if (fetchOffset >= leaderEndOffset) {
-            lastCaughtUpTimeMs = Math.max(lastCaughtUpTimeMs, nowMs);
+            caughtUp = Math.max(caughtUp, nowMs);
         } else if (fetchOffset >= leaderEndOffsetAtLastFetch) {
-            lastCaughtUpTimeMs = Math.max(lastCaughtUpTimeMs, lastFetchTimeMs);
+            caughtUp = Math.max(caughtUp, lastFetchTimeMs);
         }
-        logEndOffset = fetchOffset;
-        leaderEndOffsetAtLastFetch = leaderEndOffset;
-        lastFetchTimeMs = nowMs;
+        return new FollowerState(replicaId, fetchOffset, fetchBrokerEpoch, caughtUp, nowMs, leaderEndOffset);
     }
 }

@@ -20,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.IntToLongFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,8 +73,12 @@ public final class Partition {
     private final Object lock = new Object();
     private final ProducerStateManager producerState = new ProducerStateManager();
     private final TreeMap<Long, List<PendingAck>> pendingAcks = new TreeMap<>();
-    private final Map<Integer, FollowerState> followers = new HashMap<>();
     private final List<PendingDelete> pendingDeletes = new ArrayList<>();
+    /**
+     * Each follower's log start offset as its last counted fetch said, while this replica leads (delete-records waits
+     * on the ISR's); guarded by the lock.
+     */
+    private final Map<Integer, Long> followerLogStartOffsets = new HashMap<>();
 
     private volatile Log log;
     private volatile Uuid topicId;
@@ -83,13 +88,12 @@ public final class Partition {
     private volatile int partitionEpoch = -1;
     private volatile List<Integer> replicas = List.of();
     private volatile List<Integer> isr = List.of();
-    /** When the controller last refused (or failed to answer) this leader's ISR change; guarded by the lock. */
-    private long isrRefusedAtMs = Long.MIN_VALUE / 2;
     private volatile long highWatermark;
-    /** The offset at which this leader's epoch began: a follower must reach it before it may rejoin the ISR. */
-    private long leaderEpochStartOffset;
-    /** An ISR change sent to the controller and not yet answered; null when none. */
-    private List<Integer> pendingIsr;
+    /**
+     * The leader's decisions (high watermark, ISR, followers) while this replica leads, null otherwise; guarded by
+     * the lock. Every transition is applied by {@link #applyLocked}, which copies the ISR and high watermark out.
+     */
+    private PartitionState state;
     private Runnable onDataChange = () -> { };
 
     public Partition(TopicPartition tp, int localBrokerId, Time time) {
@@ -177,31 +181,20 @@ public final class Partition {
             this.isr = List.copyOf(reg.isr());
             this.partitionEpoch = reg.partitionEpoch();
             this.leaderId = localBrokerId;
-            failed = List.of();
-            if (newEpoch) {
+            long now = time.milliseconds();
+            PartitionState.Transition t;
+            if (newEpoch || state == null) {
+                followerLogStartOffsets.clear();
                 this.leaderEpoch = reg.leaderEpoch();
                 this.leader = true;
-                this.pendingIsr = null;
-                long now = time.milliseconds();
-                followers.clear();
-                for (int replica : reg.replicas()) {
-                    if (replica != localBrokerId) {
-                        followers.put(replica, new FollowerState(replica, now));
-                    }
-                }
-                leaderEpochStartOffset = startEpochLocked(partitionLog, reg.leaderEpoch());
+                long epochStart = startEpochLocked(partitionLog, reg.leaderEpoch());
                 // Never behind what this replica already knew was committed.
-                setHighWatermarkLocked(Math.min(Math.max(highWatermark, initialHighWatermark), partitionLog.logEndOffset()));
+                t = PartitionState.becomeLeader(localBrokerId, reg.leaderEpoch(), reg.partitionEpoch(), reg.replicas(),
+                    reg.isr(), partitionLog.logEndOffset(), epochStart, Math.max(highWatermark, initialHighWatermark), now);
             } else {
-                pendingIsr = null;
-                for (int replica : reg.replicas()) {
-                    if (replica != localBrokerId) {
-                        followers.computeIfAbsent(replica, r -> new FollowerState(r, time.milliseconds()));
-                    }
-                }
-                followers.keySet().retainAll(reg.replicas());
+                t = state.refresh(reg.partitionEpoch(), reg.replicas(), reg.isr(), now);
             }
-            committed = maybeIncrementHighWatermarkLocked();
+            committed = applyLocked(t);
             failed = failPendingIfNotEnoughIsrLocked();
             deletes = completeDeletesLocked();
         }
@@ -241,8 +234,8 @@ public final class Partition {
             this.leaderEpoch = reg.leaderEpoch();
             this.leaderId = reg.leader();
             this.leader = false;
-            this.pendingIsr = null;
-            followers.clear();
+            this.state = null;
+            followerLogStartOffsets.clear();
             setHighWatermarkLocked(Math.min(Math.max(highWatermark, initialHighWatermark), partitionLog.logEndOffset()));
             failed = drainPendingLocked();
             deletes = drainDeletesLocked();
@@ -258,6 +251,7 @@ public final class Partition {
         List<PendingDelete> deletes;
         synchronized (lock) {
             leader = false;
+            state = null;
             failed = drainPendingLocked();
             deletes = drainDeletesLocked();
         }
@@ -292,7 +286,7 @@ public final class Partition {
                 throw new ReplicaException(ErrorCode.NOT_LEADER, "broker " + localBrokerId + " is not the leader of " + tp);
             }
             int minIsr = l.config().minInsyncReplicas();
-            if (requiredAcks == -1 && isr.size() < minIsr) {
+            if (requiredAcks == -1 && !state.admitsAcksAll(minIsr)) {
                 throw new ReplicaException(ErrorCode.NOT_ENOUGH_REPLICAS, "the ISR of " + tp + " has " + isr.size()
                     + " replica(s) " + isr + ", fewer than min.insync.replicas=" + minIsr);
             }
@@ -318,7 +312,7 @@ public final class Partition {
             for (RecordBatch batch : Records.batches(records)) {
                 producerState.update(batch, batch.baseOffset(), batch.lastOffset());
             }
-            committed = maybeIncrementHighWatermarkLocked();
+            committed = applyLocked(state.onLocalAppend(l.logEndOffset()));
             result = new AppendResult(info.firstOffset(), info.lastOffset(), info.logAppendTimeMs(), l.logStartOffset(),
                 info.recordCount());
         }
@@ -411,10 +405,14 @@ public final class Partition {
     }
 
     private FetchCheck.Outcome check(Log l, FetchCheck.Fetch fetch, long registeredBrokerEpoch, long logStart, long logEnd) {
-        Optional<EpochEndOffset> end = fetch.fromFollower() && fetch.lastFetchedEpoch() >= 0
-            ? l.endOffsetForEpoch(fetch.lastFetchedEpoch()) : Optional.empty();
         return FetchCheck.decide(fetch, new FetchCheck.Leader(localBrokerId, leaderEpoch, replicas, logStart, logEnd),
-            registeredBrokerEpoch, end);
+            registeredBrokerEpoch, endOfLastFetchedEpoch(l, fetch));
+    }
+
+    /** The leader's end of the epoch a follower last fetched in, which {@link FetchCheck} compares with its offset. */
+    private static Optional<EpochEndOffset> endOfLastFetchedEpoch(Log l, FetchCheck.Fetch fetch) {
+        return fetch.fromFollower() && fetch.lastFetchedEpoch() >= 0
+            ? l.endOffsetForEpoch(fetch.lastFetchedEpoch()) : Optional.empty();
     }
 
     /**
@@ -431,26 +429,20 @@ public final class Partition {
         boolean advanced;
         boolean joinable;
         synchronized (lock) {
-            FollowerState state = followers.get(fetch.replicaId());
             Log l = log;
             if (!leader || state == null || l == null) {
                 return false;
             }
-            long logEnd = l.logEndOffset();
-            if (!check(l, fetch, registeredBrokerEpoch, l.logStartOffset(), logEnd).updatesFollower()) {
-                return false;
-            }
-            long now = time.milliseconds();
-            state.onFetch(fetch.fetchOffset(), logEnd, now);
-            if (fetch.logStartOffset() >= 0) {
-                state.logStartOffset = fetch.logStartOffset();
+            boolean counted = check(l, fetch, registeredBrokerEpoch, l.logStartOffset(), l.logEndOffset()).updatesFollower();
+            PartitionState.Transition t = state.onFollowerFetch(new PartitionState.FollowerFetch(fetch, registeredBrokerEpoch,
+                endOfLastFetchedEpoch(l, fetch), l.logStartOffset()), time.milliseconds(), refusalBackoffMs);
+            committed = applyLocked(t);
+            advanced = t.effects().advancedHighWatermark();
+            joinable = t.effects().expandNow();
+            if (counted && fetch.logStartOffset() >= 0) {
+                followerLogStartOffsets.put(fetch.replicaId(), fetch.logStartOffset());
             }
             deletes = completeDeletesLocked();
-            long before = highWatermark;
-            committed = maybeIncrementHighWatermarkLocked();
-            advanced = highWatermark > before;
-            joinable = pendingIsr == null && !isr.contains(fetch.replicaId()) && state.logEndOffset >= highWatermark
-                && state.logEndOffset >= leaderEpochStartOffset && now - isrRefusedAtMs >= refusalBackoffMs;
         }
         completeCommitted(committed);
         completeDeletes(deletes);
@@ -469,34 +461,19 @@ public final class Partition {
     }
 
     /**
-     * Advances the high watermark to the minimum log end offset over the ISR and any ISR change in flight. Returns
-     * the acks=all waiters it made committable; the caller completes them with {@link #completeCommitted} once it has
-     * released the lock, so no produce response is sent while the partition is locked.
+     * Takes a transition of the leader's state: copies its ISR, partition epoch and high watermark out for the
+     * readers, and returns the acks=all waiters it made committable; the caller completes them with
+     * {@link #completeCommitted} once it has released the lock, so no produce response is sent while the partition is
+     * locked. The log hears of a new high watermark here.
      */
-    private List<PendingAck> maybeIncrementHighWatermarkLocked() {
-        if (!leader || log == null) {
-            return List.of();
+    private List<PendingAck> applyLocked(PartitionState.Transition t) {
+        state = t.state();
+        isr = state.isr();
+        partitionEpoch = state.partitionEpoch();
+        if (state.highWatermark() != highWatermark) {
+            setHighWatermarkLocked(state.highWatermark());
         }
-        long newHw = minEndOffset(log.logEndOffset(), isr);
-        if (pendingIsr != null) {
-            newHw = minEndOffset(newHw, pendingIsr);
-        }
-        if (newHw <= highWatermark) {
-            return List.of();
-        }
-        setHighWatermarkLocked(newHw);
-        return completeUpToLocked(newHw);
-    }
-
-    private long minEndOffset(long start, List<Integer> members) {
-        long min = start;
-        for (int replica : members) {
-            if (replica != localBrokerId) {
-                FollowerState state = followers.get(replica);
-                min = Math.min(min, Math.max(state == null ? -1 : state.logEndOffset, 0));
-            }
-        }
-        return min;
+        return t.effects().advancedHighWatermark() ? completeUpToLocked(highWatermark) : List.of();
     }
 
     /** Completes committed waiters: NONE, or NOT_ENOUGH_REPLICAS_AFTER_APPEND if the ISR shrank below their minimum. */
@@ -610,8 +587,7 @@ public final class Partition {
         long low = log.logStartOffset();
         for (int replica : isr) {
             if (replica != localBrokerId) {
-                FollowerState state = followers.get(replica);
-                low = Math.min(low, state == null ? -1 : state.logStartOffset);
+                low = Math.min(low, followerLogStartOffsets.getOrDefault(replica, -1L));
             }
         }
         return low;
@@ -656,79 +632,34 @@ public final class Partition {
     // Leader: ISR
 
     /**
-     * A proposed ISR change from {@code fromIsr} (the ISR when it was proposed) to {@code newIsr}, with the epochs
-     * the controller checks it against.
+     * The ISR change this leader wants now, if any and none is in flight (see {@link PartitionState#proposeIsrChange}):
+     * followers that have not caught up for {@code lagMaxMs} leave; followers that reached the high watermark (and
+     * this epoch's start) join, if that was fetched by their current incarnation ({@code registeredBrokerEpoch}: a
+     * broker's epoch in this broker's metadata image, -1 if unregistered).
      */
-    public record IsrChange(List<Integer> fromIsr, List<Integer> newIsr, int leaderEpoch, int partitionEpoch,
-                            String reason) {
-    }
-
-    /**
-     * The ISR change this leader wants now, if any and none is in flight: followers that have not caught up for
-     * {@code lagMaxMs} leave; followers that reached the high watermark (and this epoch's start) join.
-     */
-    public Optional<IsrChange> proposeIsrChange(long lagMaxMs) {
+    public Optional<PartitionState.IsrChange> proposeIsrChange(long lagMaxMs, IntToLongFunction registeredBrokerEpoch) {
         synchronized (lock) {
-            if (!leader || pendingIsr != null) {
+            if (!leader || state == null) {
                 return Optional.empty();
             }
-            long now = time.milliseconds();
-            List<Integer> next = new ArrayList<>();
-            List<Integer> out = new ArrayList<>();
-            List<Integer> in = new ArrayList<>();
-            for (int replica : isr) {
-                FollowerState state = followers.get(replica);
-                if (replica == localBrokerId || (state != null && now - state.lastCaughtUpTimeMs <= lagMaxMs)) {
-                    next.add(replica);
-                } else {
-                    out.add(replica);
-                }
-            }
-            for (FollowerState state : followers.values()) {
-                // After a refusal (the follower's broker is fenced, e.g. dead), only a follower that has fetched
-                // since is proposed again: a dead one stays caught up by offsets while nothing is written, and
-                // would otherwise be proposed at every check until the lag window ends.
-                if (!isr.contains(state.replicaId) && state.logEndOffset >= highWatermark
-                    && state.logEndOffset >= leaderEpochStartOffset && now - state.lastCaughtUpTimeMs <= lagMaxMs
-                    && state.lastFetchTimeMs > isrRefusedAtMs) {
-                    next.add(state.replicaId);
-                    in.add(state.replicaId);
-                }
-            }
-            if (out.isEmpty() && in.isEmpty()) {
-                return Optional.empty();
-            }
-            List<Integer> ordered = new ArrayList<>();
-            for (int replica : replicas) {
-                if (next.contains(replica)) {
-                    ordered.add(replica);
-                }
-            }
-            pendingIsr = ordered;
-            String reason = (out.isEmpty() ? "" : "shrink: " + out + " lagged more than " + lagMaxMs + " ms")
-                + (in.isEmpty() ? "" : (out.isEmpty() ? "" : "; ") + "expand: " + in + " caught up");
-            return Optional.of(new IsrChange(isr, ordered, leaderEpoch, partitionEpoch, reason));
+            PartitionState.Transition t = state.proposeIsrChange(time.milliseconds(), lagMaxMs, registeredBrokerEpoch);
+            state = t.state();
+            return Optional.ofNullable(t.effects().proposal());
         }
     }
 
     /** The controller answered an ISR change: take its ISR (or drop the proposal when refused). */
-    public void completeIsrChange(IsrChange change, List<Integer> committedIsr, int newPartitionEpoch, boolean accepted) {
+    public void completeIsrChange(PartitionState.IsrChange change, List<Integer> committedIsr, int newPartitionEpoch,
+                                  boolean accepted) {
         List<PendingAck> committed;
         List<PendingAck> failed;
         List<DeleteDone> deletes;
         synchronized (lock) {
-            if (pendingIsr == null || !pendingIsr.equals(change.newIsr())) {
+            if (state == null || state.pendingIsr() == null || !state.pendingIsr().equals(change.newIsr())) {
                 return;
             }
-            pendingIsr = null;
-            if (!accepted) {
-                isrRefusedAtMs = time.milliseconds();
-            }
-            if (accepted && leader && change.leaderEpoch() == leaderEpoch && newPartitionEpoch > partitionEpoch) {
-                isr = List.copyOf(committedIsr);
-                partitionEpoch = newPartitionEpoch;
-            }
-            committed = maybeIncrementHighWatermarkLocked();
+            committed = applyLocked(state.onIsrChangeAnswered(change, committedIsr, newPartitionEpoch, accepted,
+                time.milliseconds()));
             failed = failPendingIfNotEnoughIsrLocked();
             deletes = completeDeletesLocked();
         }
@@ -738,12 +669,22 @@ public final class Partition {
         onDataChange.run();
     }
 
-    /** Each follower's log end offset as this leader last saw it (-1 before its first fetch). */
+    /**
+     * An ISR change got no answer (timed out, connection lost): it stays in flight, since the controller may still
+     * commit it, and is sent again at the next ISR check (see {@link PartitionState#onIsrChangeUnanswered}).
+     */
+    public void isrChangeUnanswered(PartitionState.IsrChange change) {
+        synchronized (lock) {
+            if (state != null) {
+                state = state.onIsrChangeUnanswered(change, time.milliseconds()).state();
+            }
+        }
+    }
+
+    /** Each follower's log end offset as this leader last saw it (-1 before its first fetch); empty unless leader. */
     public Map<Integer, Long> followerEndOffsets() {
         synchronized (lock) {
-            Map<Integer, Long> out = new HashMap<>();
-            followers.forEach((id, state) -> out.put(id, state.logEndOffset));
-            return out;
+            return state == null ? Map.of() : state.followerEndOffsets();
         }
     }
 
@@ -768,7 +709,7 @@ public final class Partition {
                     producerState.update(batch, batch.baseOffset(), batch.lastOffset());
                 }
             }
-            long hw = Math.max(highWatermark, Math.min(leaderHighWatermark, l.logEndOffset()));
+            long hw = FollowerDecisions.highWatermark(highWatermark, leaderHighWatermark, l.logEndOffset());
             if (hw != highWatermark) {
                 setHighWatermarkLocked(hw);
             }

@@ -7,7 +7,6 @@ import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.StreamObserver;
 import io.netty.channel.ChannelOption;
-import io.raftline.broker.log.EpochEndOffset;
 import io.raftline.broker.log.Log;
 import io.raftline.common.Time;
 import io.raftline.grpc.AliasingMarshaller;
@@ -21,7 +20,6 @@ import java.nio.ByteBuffer;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -287,7 +285,7 @@ final class ReplicaFetcher implements AutoCloseable {
 
     /** Whether an answer to {@code sent} applies to a partition now fetched at {@code leaderEpoch} from {@code logEnd}. */
     static boolean answersCurrentState(FetchRequest.FetchPartition sent, int leaderEpoch, long logEnd) {
-        return sent.getCurrentLeaderEpoch() == leaderEpoch && sent.getFetchOffset() == logEnd;
+        return FollowerDecisions.answersCurrentState(sent.getCurrentLeaderEpoch(), sent.getFetchOffset(), leaderEpoch, logEnd);
     }
 
     /** Leaves {@code tp} out of the requests for {@code replica.fetch.backoff.ms}. */
@@ -298,9 +296,8 @@ final class ReplicaFetcher implements AutoCloseable {
     private void truncateOnDivergence(TopicPartition tp, Partition partition, int divergingEpoch, long leaderEnd,
                                       int expectedEpoch) {
         Log log = partition.log();
-        Optional<EpochEndOffset> local = log.endOffsetForEpoch(divergingEpoch);
-        long localEnd = local.map(EpochEndOffset::endOffset).orElse(log.logStartOffset());
-        long target = Math.min(leaderEnd, localEnd);
+        long target = FollowerDecisions.divergenceTruncationOffset(leaderEnd, log.endOffsetForEpoch(divergingEpoch),
+            log.logStartOffset());
         LOG.info("{}: log diverged from leader {} at epoch {}: truncating from {} to {}", tp, leaderId, divergingEpoch,
             log.logEndOffset(), target);
         partition.truncateTo(target, expectedEpoch);
@@ -308,16 +305,16 @@ final class ReplicaFetcher implements AutoCloseable {
 
     private void handleOutOfRange(TopicPartition tp, Partition partition, FetchResponse.PartitionData data, int epoch) {
         Log log = partition.log();
-        long leaderStart = data.getLogStartOffset();
-        long leaderEnd = data.getLogEndOffset();
-        if (leaderStart >= 0 && log.logEndOffset() < leaderStart) {
+        FollowerDecisions.OutOfRange action = FollowerDecisions.onOutOfRange(data.getLogStartOffset(), data.getLogEndOffset(),
+            log.logEndOffset());
+        if (action instanceof FollowerDecisions.OutOfRange.StartOver start) {
             LOG.info("{}: leader {} starts its log at {}, past this replica's end {}: starting over there", tp, leaderId,
-                leaderStart, log.logEndOffset());
-            partition.truncateFullyAndStartAt(leaderStart, epoch);
-        } else if (leaderEnd >= 0 && log.logEndOffset() > leaderEnd) {
+                start.offset(), log.logEndOffset());
+            partition.truncateFullyAndStartAt(start.offset(), epoch);
+        } else if (action instanceof FollowerDecisions.OutOfRange.TruncateTo truncate) {
             LOG.info("{}: this replica's log end {} is past leader {}'s end {}: truncating", tp, log.logEndOffset(),
-                leaderId, leaderEnd);
-            partition.truncateTo(leaderEnd, epoch);
+                leaderId, truncate.offset());
+            partition.truncateTo(truncate.offset(), epoch);
         }
     }
 

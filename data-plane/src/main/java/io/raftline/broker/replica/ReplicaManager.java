@@ -475,10 +475,10 @@ public final class ReplicaManager implements AutoCloseable {
 
     private void maybeChangeIsr() {
         try {
-            List<Partition.IsrChange> changes = new ArrayList<>();
+            List<PartitionState.IsrChange> changes = new ArrayList<>();
             List<Partition> owners = new ArrayList<>();
             for (Partition partition : partitions.values()) {
-                partition.proposeIsrChange(replicaLagTimeMaxMs).ifPresent(change -> {
+                partition.proposeIsrChange(replicaLagTimeMaxMs, this::registeredBrokerEpoch).ifPresent(change -> {
                     changes.add(change);
                     owners.add(partition);
                 });
@@ -491,7 +491,7 @@ public final class ReplicaManager implements AutoCloseable {
         }
     }
 
-    private void sendIsrChange(Partition partition, Partition.IsrChange change) {
+    private void sendIsrChange(Partition partition, PartitionState.IsrChange change) {
         LOG.info("{}: asking the controller to change the ISR from {} to {} ({})", partition.topicPartition(),
             partition.isr(), change.newIsr(), change.reason());
         AlterPartitionRequest request = AlterPartitionRequest.newBuilder()
@@ -502,12 +502,18 @@ public final class ReplicaManager implements AutoCloseable {
                 .setPartition(partition.topicPartition().partition())
                 .setLeaderEpoch(change.leaderEpoch())
                 .setPartitionEpoch(change.partitionEpoch())
-                .addAllNewIsr(change.newIsr()))
+                .addAllNewIsr(change.newIsr())
+                .addAllNewIsrBrokerEpochs(change.newIsrBrokerEpochs()))
             .build();
         alterPartition.send(request).whenComplete((response, err) -> {
-            if (err != null || response.getPartitionsCount() == 0) {
-                LOG.warn("{}: ISR change failed: {}", partition.topicPartition(), err != null ? err.toString()
-                    : response.getError().getMessage());
+            if (err != null) {
+                // No answer: the controller may still commit it. Kept in flight, sent again at the next check.
+                LOG.warn("{}: ISR change got no answer: {}", partition.topicPartition(), err.toString());
+                partition.isrChangeUnanswered(change);
+                return;
+            }
+            if (response.getPartitionsCount() == 0) {
+                LOG.warn("{}: ISR change refused: {}", partition.topicPartition(), response.getError().getMessage());
                 partition.completeIsrChange(change, List.of(), -1, false);
                 return;
             }

@@ -58,7 +58,7 @@ class FollowerFetchTest {
 
             assertThat(fetch(f, 3, f.brokerEpoch(3), 12, EPOCH, 0).result().diverging()).isTrue();
             assertThat(partition.followerEndOffsets()).containsEntry(3, -1L);
-            assertThat(partition.proposeIsrChange(30_000)).as("broker 3 holds none of the committed offsets").isEmpty();
+            assertThat(partition.proposeIsrChange(30_000, id -> PartitionFixture.FOLLOWER_BROKER_EPOCH)).as("broker 3 holds none of the committed offsets").isEmpty();
             assertThat(f.alterPartitions).isEmpty();
         }
     }

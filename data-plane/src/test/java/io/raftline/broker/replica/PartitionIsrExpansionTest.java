@@ -26,7 +26,7 @@ class PartitionIsrExpansionTest {
             assertThat(f.followerFetch(3, 5, BACKOFF_MS)).as("behind the high watermark").isFalse();
             assertThat(f.followerFetch(3, 10, BACKOFF_MS)).as("caught up").isTrue();
 
-            Partition.IsrChange change = partition.proposeIsrChange(30_000).orElseThrow();
+            PartitionState.IsrChange change = partition.proposeIsrChange(30_000, id -> PartitionFixture.FOLLOWER_BROKER_EPOCH).orElseThrow();
             assertThat(change.newIsr()).containsExactly(1, 2, 3);
             assertThat(f.followerFetch(3, 10, BACKOFF_MS)).as("a proposal is in flight").isFalse();
 
@@ -35,7 +35,7 @@ class PartitionIsrExpansionTest {
             f.time.sleep(BACKOFF_MS);
             assertThat(f.followerFetch(3, 10, BACKOFF_MS)).as("after the refusal backoff").isTrue();
 
-            change = partition.proposeIsrChange(30_000).orElseThrow();
+            change = partition.proposeIsrChange(30_000, id -> PartitionFixture.FOLLOWER_BROKER_EPOCH).orElseThrow();
             partition.completeIsrChange(change, List.of(1, 2, 3), 2, true);
             assertThat(partition.isr()).containsExactly(1, 2, 3);
             assertThat(f.followerFetch(3, 10, BACKOFF_MS)).as("in the ISR now").isFalse();
@@ -49,18 +49,18 @@ class PartitionIsrExpansionTest {
             partition.appendAsLeader(PartitionFixture.batch(10), -1);
             f.followerFetch(2, 10, BACKOFF_MS);
             f.followerFetch(3, 10, BACKOFF_MS);
-            Partition.IsrChange change = partition.proposeIsrChange(30_000).orElseThrow();
+            PartitionState.IsrChange change = partition.proposeIsrChange(30_000, id -> PartitionFixture.FOLLOWER_BROKER_EPOCH).orElseThrow();
             partition.completeIsrChange(change, List.of(), -1, false);
 
             // broker 3 died (fenced): still caught up by offsets, as nothing more was written
             f.time.sleep(BACKOFF_MS);
-            assertThat(partition.proposeIsrChange(30_000)).as("no fetch since the refusal").isEmpty();
+            assertThat(partition.proposeIsrChange(30_000, id -> PartitionFixture.FOLLOWER_BROKER_EPOCH)).as("no fetch since the refusal").isEmpty();
             f.time.sleep(BACKOFF_MS);
-            assertThat(partition.proposeIsrChange(30_000)).as("still none").isEmpty();
+            assertThat(partition.proposeIsrChange(30_000, id -> PartitionFixture.FOLLOWER_BROKER_EPOCH)).as("still none").isEmpty();
 
             // it comes back and fetches
             f.followerFetch(3, 10, BACKOFF_MS);
-            assertThat(partition.proposeIsrChange(30_000).orElseThrow().newIsr()).containsExactly(1, 2, 3);
+            assertThat(partition.proposeIsrChange(30_000, id -> PartitionFixture.FOLLOWER_BROKER_EPOCH).orElseThrow().newIsr()).containsExactly(1, 2, 3);
         }
     }
 }

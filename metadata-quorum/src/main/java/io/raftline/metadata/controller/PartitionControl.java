@@ -298,7 +298,8 @@ final class PartitionControl {
                 code = ErrorCode.INVALID_UPDATE_VERSION;
                 why = "partition epoch " + req.getPartitionEpoch() + " is not the current " + p.partitionEpoch();
             } else {
-                why = checkIsr(req.getNewIsrList(), p, request.getBrokerId(), onlineFor(active, id, req.getPartition()));
+                why = checkIsr(req.getNewIsrList(), req.getNewIsrBrokerEpochsList(), p, request.getBrokerId(),
+                    onlineFor(active, id, req.getPartition()), image);
                 if (why != null) {
                     code = why.startsWith("replica") ? ErrorCode.INELIGIBLE_REPLICA : ErrorCode.INVALID_REQUEST;
                 }
@@ -324,7 +325,14 @@ final class PartitionControl {
         return ControllerResult.of(records, resp.build());
     }
 
-    private static String checkIsr(List<Integer> newIsr, PartitionRegistration p, int leader, IntPredicate active) {
+    /**
+     * Why {@code newIsr} is refused, or null: it must hold the leader, no duplicates, only replicas; a joining member
+     * must be active and, when the leader sent the broker epochs it saw them fetch with ({@code epochs}, in
+     * {@code newIsr}'s order), still registered with that epoch (KIP-903): a broker that restarted after the leader
+     * counted its fetches may have come back with less data.
+     */
+    private static String checkIsr(List<Integer> newIsr, List<Long> epochs, PartitionRegistration p, int leader,
+                                   IntPredicate active, MetadataImage image) {
         if (!newIsr.contains(leader)) {
             return "the new ISR " + newIsr + " does not contain the leader " + leader;
         }
@@ -337,6 +345,16 @@ final class PartitionControl {
             }
             if (!p.isr().contains(r) && !active.test(r)) {
                 return "replica " + r + " is fenced, shutting down or in an offline log dir and cannot join the ISR";
+            }
+        }
+        if (epochs.size() == newIsr.size()) {
+            for (int i = 0; i < newIsr.size(); i++) {
+                int r = newIsr.get(i);
+                long registered = image.broker(r).map(BrokerRegistration::epoch).orElse(-1L);
+                if (!p.isr().contains(r) && epochs.get(i) != registered) {
+                    return "replica " + r + " joins on fetches of broker epoch " + epochs.get(i) + " but is registered with "
+                        + registered + " (it restarted since) and cannot join the ISR";
+                }
             }
         }
         return null;
