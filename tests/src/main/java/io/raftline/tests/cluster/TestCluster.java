@@ -15,8 +15,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.StringJoiner;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
@@ -283,9 +285,19 @@ public final class TestCluster implements AutoCloseable {
         return ports;
     }
 
+    /**
+     * Ports this JVM has handed out, never handed out again: a port probed free is only reserved while probing, so
+     * without this two nodes (of one cluster, allocated one after the other, or of two test classes) could draw the
+     * same one, and the second to start could not listen ("Failed to start Grpc server").
+     */
+    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
+
     private static ServerSocket bindBelowEphemeralRange() {
         for (int attempt = 0; attempt < 1_000; attempt++) {
             int port = ThreadLocalRandom.current().nextInt(FIRST_TEST_PORT, LAST_TEST_PORT);
+            if (!HANDED_OUT.add(port)) {
+                continue;
+            }
             ServerSocket socket = null;
             try {
                 socket = new ServerSocket();
