@@ -1,5 +1,8 @@
 package io.raftline.tests.cluster;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import io.raftline.cli.RaftlineCli;
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
@@ -23,6 +26,7 @@ public final class Cli {
         }
     }
 
+    private static final ObjectMapper JSON = new ObjectMapper();
     private final String bootstrap;
 
     public Cli(String bootstrap) {
@@ -45,6 +49,29 @@ public final class Cli {
             new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8)), new PrintWriter(out, true),
             new PrintWriter(err, true));
         return new Result(code, out.toString(), err.toString());
+    }
+
+    /**
+     * Runs the command with {@code --output json} and returns its document; fails (AssertionError, with the output)
+     * unless it exits 0 with exactly one JSON document on one line.
+     */
+    public JsonNode json(String... args) {
+        List<String> full = new ArrayList<>(List.of(args));
+        full.add("--output");
+        full.add("json");
+        return document(run(full.toArray(new String[0])));
+    }
+
+    /** The one-line JSON document of a command that exited 0; fails (AssertionError, with the output) otherwise. */
+    public static JsonNode document(Result r) {
+        if (r.exitCode() != 0 || r.outLines().size() != 1) {
+            throw new AssertionError("expected exit 0 and one JSON document on one line: " + r);
+        }
+        try {
+            return JSON.readTree(r.out());
+        } catch (JsonProcessingException e) {
+            throw new AssertionError("not JSON: " + r, e);
+        }
     }
 
     private static boolean needsBootstrap(String[] args) {

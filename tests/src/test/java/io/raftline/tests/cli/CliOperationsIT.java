@@ -62,19 +62,6 @@ class CliOperationsIT {
         }
     }
 
-    private static JsonNode json(Cli.Result r) throws IOException {
-        assertThat(r.exitCode()).as(r.toString()).isZero();
-        assertThat(r.outLines()).as("one JSON document on one line: " + r).hasSize(1);
-        return JSON.readTree(r.out());
-    }
-
-    private static JsonNode json(Cli cli, String... args) throws IOException {
-        List<String> full = new ArrayList<>(List.of(args));
-        full.add("--output");
-        full.add("json");
-        return json(cli.run(full.toArray(new String[0])));
-    }
-
     private static List<String> fields(JsonNode node) {
         List<String> names = new ArrayList<>();
         Iterator<String> it = node.fieldNames();
@@ -119,7 +106,7 @@ class CliOperationsIT {
     }
 
     private static JsonNode partition0(Cli cli, String topic) throws IOException {
-        return json(cli, "topics", "describe", "--topic", topic).get("topics").get(0).get("partitions").get(0);
+        return cli.json("topics", "describe", "--topic", topic).get("topics").get(0).get("partitions").get(0);
     }
 
     private static void awaitComplete(Cli cli, Path plan) {
@@ -129,11 +116,7 @@ class CliOperationsIT {
                 assertOneErrorLine(r, 1, "partition(s)");
                 return false;
             }
-            try {
-                return json(r).get("complete").asBoolean();
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
+            return Cli.document(r).get("complete").asBoolean();
         }, SETTLE, "the reassignment " + plan.getFileName() + " to complete");
     }
 
@@ -153,7 +136,7 @@ class CliOperationsIT {
      */
     @Test
     void reassignVerifyCancelAndLeaderElections() throws Exception {
-        JsonNode quorum = json(cli, "quorum", "status");
+        JsonNode quorum = cli.json("quorum", "status");
         int quorumLeader = quorum.get("leaderId").asInt();
         // x goes down during the test; it is not the quorum leader, so the quorum does not have to elect
         int x = cluster.nodes().stream().map(TestNode::id).filter(id -> id != quorumLeader).max(Integer::compare).orElseThrow();
@@ -164,7 +147,7 @@ class CliOperationsIT {
         ok(cli.run("topics", "create", "--topic", "only-on-x", "--partitions", "1", "--replication-factor", "1"));
 
         // --generate: an even plan over the brokers given, as a plan file --execute takes
-        JsonNode generated = json(cli.run("reassign", "--generate", "--topics", "moves,only-on-x", "--brokers", x + "," + y));
+        JsonNode generated = Cli.document(cli.run("reassign", "--generate", "--topics", "moves,only-on-x", "--brokers", x + "," + y));
         assertThat(generated.get("version").asInt()).isEqualTo(1);
         assertThat(generated.get("partitions")).hasSize(2);
         for (JsonNode p : generated.get("partitions")) {
@@ -177,20 +160,20 @@ class CliOperationsIT {
 
         Path onY = plan("on-y", "moves", List.of(y));
         Path onX = plan("on-x", "only-on-x", List.of(x));
-        JsonNode executed = json(cli, "reassign", "--plan", onY.toString(), "--execute");
+        JsonNode executed = cli.json("reassign", "--plan", onY.toString(), "--execute");
         assertThat(executed.get("ok").asBoolean()).isTrue();
-        json(cli, "reassign", "--plan", onX.toString(), "--execute");
+        cli.json("reassign", "--plan", onX.toString(), "--execute");
         awaitComplete(cli, onY);
         awaitComplete(cli, onX);
         TestCluster.await(() -> cli.run("topics", "describe", "--under-replicated-partitions", "--output", "json").out()
             .equals("{\"topics\":[]}\n"), SETTLE, "no under-replicated partition on a healthy cluster");
-        JsonNode none = json(cli, "topics", "describe", "--unavailable-partitions");
+        JsonNode none = cli.json("topics", "describe", "--unavailable-partitions");
         assertThat(none.get("topics")).isEmpty();
 
         cluster.node(x).kill();
         try {
             Path both = plan("both", "moves", List.of(y, x));
-            json(viaY, "reassign", "--plan", both.toString(), "--execute");
+            viaY.json("reassign", "--plan", both.toString(), "--execute");
             JsonNode verify = verifyNotDone(viaY, both, "1 of 1 partition(s) still moving");
             assertThat(verify.get("complete").asBoolean()).isFalse();
             assertThat(verify.get("moving")).hasSize(1);
@@ -209,7 +192,7 @@ class CliOperationsIT {
             assertThat(tableLines.get(tableLines.size() - 1)).isEqualTo("0 of 1 partition(s) done; 1 still moving.");
 
             // the filters: 'moves' lacks a replica in its ISR; 'only-on-x' has no leader once x is fenced
-            JsonNode under = json(viaY, "topics", "describe", "--under-replicated-partitions");
+            JsonNode under = viaY.json("topics", "describe", "--under-replicated-partitions");
             List<String> underTopics = new ArrayList<>();
             for (JsonNode t : under.get("topics")) {
                 underTopics.add(t.get("topic").asText());
@@ -220,7 +203,7 @@ class CliOperationsIT {
             assertThat(underTopics).contains("moves");
             TestCluster.await(() -> viaY.run("topics", "describe", "--unavailable-partitions", "--output", "json").out()
                 .contains("\"only-on-x\""), SETTLE, "only-on-x to be unavailable");
-            JsonNode unavailable = json(viaY, "topics", "describe", "--unavailable-partitions");
+            JsonNode unavailable = viaY.json("topics", "describe", "--unavailable-partitions");
             for (JsonNode t : unavailable.get("topics")) {
                 for (JsonNode p : t.get("partitions")) {
                     assertThat(p.get("leader").asInt()).isEqualTo(-1);
@@ -251,9 +234,9 @@ class CliOperationsIT {
         awaitAllBrokersActive();
 
         Path both = plan("both-again", "moves", List.of(y, x));
-        json(cli, "reassign", "--plan", both.toString(), "--execute");
+        cli.json("reassign", "--plan", both.toString(), "--execute");
         awaitComplete(cli, both);
-        JsonNode done = json(cli, "reassign", "--plan", both.toString(), "--verify");
+        JsonNode done = cli.json("reassign", "--plan", both.toString(), "--verify");
         assertThat(done.get("done")).hasSize(1);
         assertThat(ints(done.get("done").get(0).get("isr"))).containsExactlyInAnyOrder(x, y);
 
@@ -266,11 +249,11 @@ class CliOperationsIT {
             }
         }, SETTLE, "y to lead 'moves'");
         Path reordered = plan("reordered", "moves", List.of(x, y));
-        json(cli, "reassign", "--plan", reordered.toString(), "--execute");
+        cli.json("reassign", "--plan", reordered.toString(), "--execute");
         awaitComplete(cli, reordered);
         assertThat(partition0(cli, "moves").get("leader").asInt()).isEqualTo(y);
 
-        JsonNode preferred = json(cli, "leader-election", "--election-type", "preferred", "--topic", "moves");
+        JsonNode preferred = cli.json("leader-election", "--election-type", "preferred", "--topic", "moves");
         assertThat(preferred.get("ok").asBoolean()).isTrue();
         assertThat(preferred.get("elected")).hasSize(1);
         assertThat(fields(preferred.get("elected").get(0))).containsExactly("topic", "partition", "leader");
@@ -283,7 +266,7 @@ class CliOperationsIT {
         assertThat(again.outLines().get(1)).contains("not needed").contains("already leads");
         assertThat(again.outLines().get(2)).isEqualTo("Elected a new leader for 0 partition(s); 1 needed no election; 0 failed.");
 
-        JsonNode uncleanNotNeeded = json(cli, "leader-election", "--election-type", "unclean", "--topic", "moves");
+        JsonNode uncleanNotNeeded = cli.json("leader-election", "--election-type", "unclean", "--topic", "moves");
         assertThat(uncleanNotNeeded.get("notNeeded").get(0).get("reason").asText()).contains("has leader " + x);
 
         assertOneErrorLine(cli.run("leader-election", "--type", "sideways", "--all-topic-partitions"), 1, "preferred or unclean");
@@ -294,10 +277,10 @@ class CliOperationsIT {
     @Test
     void configsAlterAndDescribeForTopicsAndBrokers() throws Exception {
         ok(cli.run("topics", "create", "--topic", "configured", "--partitions", "1"));
-        JsonNode altered = json(cli, "configs", "alter", "--entity-type", "topic", "--entity-name", "configured",
+        JsonNode altered = cli.json("configs", "alter", "--entity-type", "topic", "--entity-name", "configured",
             "--add-config", "retention.ms=3600000,cleanup.policy=compact");
         assertThat(altered.get("ok").asBoolean()).isTrue();
-        JsonNode described = json(cli, "configs", "describe", "--entity-type", "topic", "--entity-name", "configured");
+        JsonNode described = cli.json("configs", "describe", "--entity-type", "topic", "--entity-name", "configured");
         assertThat(fields(described)).containsExactly("entityType", "entityName", "configs");
         assertThat(described.get("entityType").asText()).isEqualTo("topic");
         assertThat(described.get("entityName").asText()).isEqualTo("configured");
@@ -312,7 +295,7 @@ class CliOperationsIT {
             }
         }
 
-        json(cli, "configs", "alter", "--entity-type", "topic", "--entity-name", "configured", "--delete-config",
+        cli.json("configs", "alter", "--entity-type", "topic", "--entity-name", "configured", "--delete-config",
             "cleanup.policy");
         Cli.Result table = cli.run("configs", "describe", "--entity-type", "topic", "--entity-name", "configured");
         assertThat(table.exitCode()).isZero();
@@ -329,7 +312,7 @@ class CliOperationsIT {
         assertOneErrorLine(cli.run("configs", "describe", "--entity-type", "cluster", "--entity-name", "x"), 1,
             "topic or broker");
 
-        JsonNode broker = json(cli, "configs", "describe", "--entity-type", "broker", "--entity-name", "1");
+        JsonNode broker = cli.json("configs", "describe", "--entity-type", "broker", "--entity-name", "1");
         assertThat(broker.get("entityType").asText()).isEqualTo("broker");
         List<String> names = new ArrayList<>();
         for (JsonNode c : broker.get("configs")) {
@@ -348,12 +331,12 @@ class CliOperationsIT {
     @Test
     void jsonShapesAndTablesFollowTheContract() throws Exception {
         ok(cli.run("topics", "create", "--topic", "shapes", "--partitions", "3", "--replication-factor", "3"));
-        JsonNode list = json(cli, "topics", "list");
+        JsonNode list = cli.json("topics", "list");
         assertThat(fields(list)).containsExactly("topics");
         for (JsonNode t : list.get("topics")) {
             assertThat(fields(t)).containsExactly("topic", "internal");
         }
-        JsonNode describe = json(cli, "topics", "describe", "--topic", "shapes");
+        JsonNode describe = cli.json("topics", "describe", "--topic", "shapes");
         JsonNode topic = describe.get("topics").get(0);
         assertThat(fields(topic)).containsExactly("topic", "topicId", "internal", "partitions");
         assertThat(topic.get("topicId").asText()).matches("[A-Za-z0-9_-]{22}");
@@ -361,12 +344,12 @@ class CliOperationsIT {
             assertThat(fields(p)).containsExactly("partition", "leader", "leaderEpoch", "replicas", "isr", "osr",
                 "highWatermark", "logStartOffset", "logEndOffset");
         }
-        JsonNode brokers = json(cli, "brokers", "list");
+        JsonNode brokers = cli.json("brokers", "list");
         for (JsonNode b : brokers.get("brokers")) {
             assertThat(fields(b)).contains("id", "endpoint", "rack", "state", "epoch");
             assertThat(b.get("rack").isNull()).isTrue();
         }
-        JsonNode quorum = json(cli, "quorum", "status");
+        JsonNode quorum = cli.json("quorum", "status");
         assertThat(fields(quorum)).contains("leaderId", "term", "controllerEpoch", "commitIndex", "voters", "listeners");
         for (JsonNode v : quorum.get("voters")) {
             assertThat(fields(v)).contains("id", "endpoint", "lagEntries", "lastContactMs");
@@ -398,7 +381,7 @@ class CliOperationsIT {
         assertThat(lines.get(lines.size() - 1)).matches("1300 records sent, [\\d.]+ records/sec \\([\\d.]+ MB/sec\\), "
             + "[\\d.]+ ms avg latency, [\\d.]+ ms max latency, \\d+ ms 50th, \\d+ ms 95th, \\d+ ms 99th, \\d+ ms 99\\.9th\\.");
 
-        JsonNode produce = json(cli, "perf", "produce", "--topic", "perf", "--num-records", "300", "--record-size", "64",
+        JsonNode produce = cli.json("perf", "produce", "--topic", "perf", "--num-records", "300", "--record-size", "64",
             "--throughput", "-1", "--producer-property", "linger.ms=1");
         assertThat(fields(produce)).containsExactly("records", "recordsPerSec", "mbPerSec", "latencyMs", "errors");
         assertThat(produce.get("records").asLong()).isEqualTo(300);
@@ -408,17 +391,17 @@ class CliOperationsIT {
         assertThat(latency.get("p50").asDouble()).isLessThanOrEqualTo(latency.get("p99").asDouble());
         assertThat(latency.get("p99").asDouble()).isLessThanOrEqualTo(latency.get("max").asDouble());
 
-        JsonNode consume = json(cli, "perf", "consume", "--topic", "perf", "--messages", "1600");
+        JsonNode consume = cli.json("perf", "consume", "--topic", "perf", "--messages", "1600");
         assertThat(fields(consume)).containsExactly("records", "msgsPerSec", "mbPerSec", "rebalanceMs", "fetchMs",
             "fetchMsgsPerSec", "fetchMbPerSec");
         assertThat(consume.get("records").asLong()).isEqualTo(1600);
 
-        JsonNode e2e = json(cli, "perf", "e2e", "--topic", "perf", "--num-records", "20", "--record-size", "16");
+        JsonNode e2e = cli.json("perf", "e2e", "--topic", "perf", "--num-records", "20", "--record-size", "16");
         assertThat(fields(e2e)).containsExactly("records", "e2eAvgMs", "e2eP50Ms", "e2eP99Ms", "e2eP999Ms");
         assertThat(e2e.get("records").asInt()).isEqualTo(20);
         assertThat(e2e.get("e2eAvgMs").asDouble()).isPositive();
 
-        JsonNode topics = json(cli, "perf", "topics", "--count", "3", "--partitions", "1", "--replication-factor", "1");
+        JsonNode topics = cli.json("perf", "topics", "--count", "3", "--partitions", "1", "--replication-factor", "1");
         assertThat(fields(topics)).containsExactly("topics", "topicsPerSec", "perCallMs");
         assertThat(fields(topics.get("perCallMs"))).containsExactly("avg", "p50", "p99", "max");
         TestCluster.await(() -> !cli.run("topics", "list").out().contains("perf-topics-"), SETTLE,

@@ -62,16 +62,6 @@ class CliParityIT {
         assertThat(r.exitCode()).as(r.toString()).isZero();
     }
 
-    private static JsonNode json(String... args) throws IOException {
-        List<String> full = new ArrayList<>(List.of(args));
-        full.add("--output");
-        full.add("json");
-        Cli.Result r = cli.run(full.toArray(new String[0]));
-        assertThat(r.exitCode()).as(r.toString()).isZero();
-        assertThat(r.outLines()).as("one JSON document: " + r).hasSize(1);
-        return JSON.readTree(r.out());
-    }
-
     private static void assertOneErrorLine(Cli.Result r, String contains) {
         assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
         assertThat(r.err()).as(r.toString()).startsWith("error: ").contains(contains);
@@ -93,7 +83,7 @@ class CliParityIT {
     /** The group's committed offsets by "topic-partition", from groups describe. */
     private static Map<String, Long> committed(String group) throws IOException {
         Map<String, Long> out = new TreeMap<>();
-        for (JsonNode o : json("groups", "describe", "--group", group).get("offsets")) {
+        for (JsonNode o : cli.json("groups", "describe", "--group", group).get("offsets")) {
             if (!o.get("committed").isNull()) {
                 out.put(o.get("topic").asText() + "-" + o.get("partition").asInt(), o.get("committed").asLong());
             }
@@ -116,11 +106,11 @@ class CliParityIT {
         int b = ids.get(1);
         int c = ids.get(2);
         String assignment = a + ":" + b + ":" + c + "," + b + ":" + c + ":" + a;
-        JsonNode created = json("topics", "create", "--topic", "placed", "--replica-assignment", assignment);
+        JsonNode created = cli.json("topics", "create", "--topic", "placed", "--replica-assignment", assignment);
         assertThat(created.get("created").asBoolean()).isTrue();
         assertThat(created.get("partitions").asInt()).isEqualTo(2);
         assertThat(created.get("replicationFactor").asInt()).isEqualTo(3);
-        JsonNode parts = json("topics", "describe", "--topic", "placed").get("topics").get(0).get("partitions");
+        JsonNode parts = cli.json("topics", "describe", "--topic", "placed").get("topics").get(0).get("partitions");
         assertThat(ints(parts.get(0).get("replicas"))).containsExactly(a, b, c);
         assertThat(ints(parts.get(1).get("replicas"))).containsExactly(b, c, a);
 
@@ -128,10 +118,10 @@ class CliParityIT {
         Cli.Result again = cli.run("topics", "create", "--topic", "placed", "--partitions", "5", "--if-not-exists");
         ok(again);
         assertThat(again.out()).contains("already exists").contains("nothing changed");
-        JsonNode againJson = json("topics", "create", "--topic", "placed", "--replica-assignment", assignment, "--if-not-exists");
+        JsonNode againJson = cli.json("topics", "create", "--topic", "placed", "--replica-assignment", assignment, "--if-not-exists");
         assertThat(againJson.get("created").asBoolean()).isFalse();
         assertThat(againJson.get("partitions").asInt()).as("an existing topic is left as it is").isEqualTo(2);
-        JsonNode fresh = json("topics", "create", "--topic", "fresh", "--partitions", "1", "--if-not-exists");
+        JsonNode fresh = cli.json("topics", "create", "--topic", "fresh", "--partitions", "1", "--if-not-exists");
         assertThat(fresh.get("created").asBoolean()).isTrue();
 
         assertUsage(cli.run("topics", "create", "--topic", "x", "--replica-assignment", assignment, "--partitions", "2"),
@@ -150,9 +140,9 @@ class CliParityIT {
         Cli.Result gone = cli.run("topics", "delete", "--topic", "nowhere", "--if-exists");
         ok(gone);
         assertThat(gone.out()).contains("does not exist; nothing changed");
-        assertThat(json("topics", "delete", "--topic", "nowhere", "--if-exists").get("deleted").asBoolean()).isFalse();
+        assertThat(cli.json("topics", "delete", "--topic", "nowhere", "--if-exists").get("deleted").asBoolean()).isFalse();
         assertOneErrorLine(cli.run("topics", "delete", "--topic", "nowhere"), "nowhere");
-        assertThat(json("topics", "delete", "--topic", "fresh", "--if-exists").get("deleted").asBoolean()).isTrue();
+        assertThat(cli.json("topics", "delete", "--topic", "fresh", "--if-exists").get("deleted").asBoolean()).isTrue();
     }
 
     @Test
@@ -161,7 +151,7 @@ class CliParityIT {
         ok(cli.run("configs", "alter", "--entity-type", "topic", "--entity-name", "listed",
             "--add-config", "cleanup.policy=[compact,delete],retention.ms=3600000"));
         Map<String, String> values = new TreeMap<>();
-        for (JsonNode c : json("configs", "describe", "--entity-type", "topic", "--entity-name", "listed").get("configs")) {
+        for (JsonNode c : cli.json("configs", "describe", "--entity-type", "topic", "--entity-name", "listed").get("configs")) {
             values.put(c.get("name").asText(), c.get("value").asText());
         }
         assertThat(values).containsEntry("cleanup.policy", "compact,delete").containsEntry("retention.ms", "3600000");
@@ -180,7 +170,7 @@ class CliParityIT {
         produce("ro2", 0, 4);
 
         // an unknown group: its offsets are created; --topic twice, one with a partition list
-        JsonNode first = json("groups", "reset-offsets", "--group", "g-ro", "--topic", "ro", "--topic", "ro2:0",
+        JsonNode first = cli.json("groups", "reset-offsets", "--group", "g-ro", "--topic", "ro", "--topic", "ro2:0",
             "--to-offset", "5", "--execute");
         assertThat(first.get("ok").asBoolean()).isTrue();
         assertThat(committed("g-ro")).isEqualTo(Map.of("ro-0", 5L, "ro-1", 5L, "ro2-0", 4L));
@@ -197,7 +187,7 @@ class CliParityIT {
         assertThat(committed("g-ro")).containsEntry("ro-0", 0L);
 
         // --all-topics is every partition the group has a commit for; --to-current keeps them
-        JsonNode current = json("groups", "reset-offsets", "--group", "g-ro", "--all-topics", "--to-current", "--dry-run");
+        JsonNode current = cli.json("groups", "reset-offsets", "--group", "g-ro", "--all-topics", "--to-current", "--dry-run");
         Map<String, Long> planned = new TreeMap<>();
         current.get("offsets").forEach(o -> planned.put(o.get("topic").asText() + "-" + o.get("partition").asInt(),
             o.get("newOffset").asLong()));
@@ -228,7 +218,7 @@ class CliParityIT {
             "--export");
         ok(all);
         assertThat(all.outLines()).contains("g-ro,ro2,0,0", "g-ro-2,ro2,0,0");
-        JsonNode allJson = json("groups", "reset-offsets", "--all-groups", "--topic", "ro2", "--to-earliest", "--execute");
+        JsonNode allJson = cli.json("groups", "reset-offsets", "--all-groups", "--topic", "ro2", "--to-earliest", "--execute");
         List<String> groups = new ArrayList<>();
         allJson.get("groups").forEach(g -> groups.add(g.get("group").asText()));
         assertThat(groups).contains("g-ro", "g-ro-2");
@@ -283,10 +273,10 @@ class CliParityIT {
     void describeMembersAndStateOfAnEmptyAndALiveGroup() throws Exception {
         ok(cli.run("topics", "create", "--topic", "members", "--partitions", "3", "--replication-factor", "3"));
         ok(cli.run("groups", "reset-offsets", "--group", "g-idle", "--topic", "members", "--to-earliest", "--execute"));
-        JsonNode idle = json("groups", "describe", "--group", "g-idle", "--state");
+        JsonNode idle = cli.json("groups", "describe", "--group", "g-idle", "--state");
         assertThat(idle.get("state").asText()).isEqualTo("Empty");
         assertThat(idle.get("memberCount").asInt()).isZero();
-        assertThat(json("groups", "describe", "--group", "g-idle", "--members").get("members")).isEmpty();
+        assertThat(cli.json("groups", "describe", "--group", "g-idle", "--members").get("members")).isEmpty();
 
         try (RaftlineConsumer<String, String> member = new RaftlineConsumer<>(cluster.clientProperties("group.id", "g-live",
             "client.id", "live-one"), new StringDeserializer(), new StringDeserializer())) {
@@ -295,12 +285,12 @@ class CliParityIT {
                 member.poll(Duration.ofMillis(100));
                 return member.assignment().size() == 3;
             }, SETTLE, "the one member to own every partition");
-            JsonNode state = json("groups", "describe", "--group", "g-live", "--state");
+            JsonNode state = cli.json("groups", "describe", "--group", "g-live", "--state");
             assertThat(state.get("state").asText()).isEqualTo("Stable");
             assertThat(state.get("memberCount").asInt()).isEqualTo(1);
             assertThat(state.get("coordinator").asInt()).isPositive();
             assertThat(state.get("protocol").asText()).isNotEmpty();
-            JsonNode members = json("groups", "describe", "--group", "g-live", "--members").get("members");
+            JsonNode members = cli.json("groups", "describe", "--group", "g-live", "--members").get("members");
             assertThat(members).hasSize(1);
             assertThat(members.get(0).get("clientId").asText()).isEqualTo("live-one");
             assertThat(members.get(0).get("partitions").asInt()).isEqualTo(3);
@@ -388,22 +378,18 @@ class CliParityIT {
         produce("dirs", 0, 5);
         List<Integer> ids = cluster.nodes().stream().map(TestNode::id).sorted().toList();
         TestCluster.await(() -> {
-            try {
-                JsonNode doc = json("log-dirs", "describe", "--topic-list", "dirs");
-                int lagging = 0;
-                for (JsonNode b : doc.get("brokers")) {
-                    for (JsonNode d : b.get("logDirs")) {
-                        for (JsonNode p : d.get("partitions")) {
-                            lagging += p.get("offsetLag").isNull() || p.get("offsetLag").asLong() != 0 ? 1 : 0;
-                        }
+            JsonNode doc = cli.json("log-dirs", "describe", "--topic-list", "dirs");
+            int lagging = 0;
+            for (JsonNode b : doc.get("brokers")) {
+                for (JsonNode d : b.get("logDirs")) {
+                    for (JsonNode p : d.get("partitions")) {
+                        lagging += p.get("offsetLag").isNull() || p.get("offsetLag").asLong() != 0 ? 1 : 0;
                     }
                 }
-                return lagging == 0;
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
             }
+            return lagging == 0;
         }, SETTLE, "every replica of 'dirs' to catch up");
-        JsonNode doc = json("log-dirs", "describe", "--topic-list", "dirs");
+        JsonNode doc = cli.json("log-dirs", "describe", "--topic-list", "dirs");
         assertThat(doc.get("version").asInt()).isEqualTo(1);
         List<Integer> brokers = new ArrayList<>();
         for (JsonNode b : doc.get("brokers")) {
@@ -424,7 +410,7 @@ class CliParityIT {
         }
         assertThat(brokers).isEqualTo(ids);
 
-        JsonNode one = json("log-dirs", "describe", "--broker", Integer.toString(ids.get(0)), "--topic-list", "dirs");
+        JsonNode one = cli.json("log-dirs", "describe", "--broker", Integer.toString(ids.get(0)), "--topic-list", "dirs");
         assertThat(one.get("brokers")).hasSize(1);
         Cli.Result table = cli.run("log-dirs", "describe", "--topic-list", "dirs");
         ok(table);

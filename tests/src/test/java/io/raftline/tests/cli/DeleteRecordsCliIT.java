@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -61,15 +60,6 @@ class DeleteRecordsCliIT {
         assertThat(r.exitCode()).as(r.toString()).isZero();
     }
 
-    private static JsonNode json(String... args) throws IOException {
-        List<String> full = new ArrayList<>(List.of(args));
-        full.add("--output");
-        full.add("json");
-        Cli.Result r = cli.run(full.toArray(new String[0]));
-        assertThat(r.exitCode()).as(r.toString()).isZero();
-        return JSON.readTree(r.out());
-    }
-
     private static void assertOneErrorLine(Cli.Result r, String contains) {
         assertThat(r.exitCode()).as(r.toString()).isEqualTo(1);
         assertThat(r.err()).as(r.toString()).startsWith("error: ").contains(contains);
@@ -89,11 +79,7 @@ class DeleteRecordsCliIT {
 
     /** Partition 0 of the topic as {@code topics describe} has it (its offsets come from the leader). */
     private static JsonNode partition(String topic) {
-        try {
-            return json("topics", "describe", "--topic", topic).get("topics").get(0).get("partitions").get(0);
-        } catch (IOException e) {
-            throw new AssertionError(e);
-        }
+        return cli.json("topics", "describe", "--topic", topic).get("topics").get(0).get("partitions").get(0);
     }
 
     private static Path offsetFile(String name, String content) throws IOException {
@@ -143,7 +129,7 @@ class DeleteRecordsCliIT {
     @Test
     void deletesBelowTheOffsetOnEveryReplicaAndAFollowerElectedLeaderStartsThere() throws Exception {
         createAndFill("dr", 20);
-        JsonNode deleted = json("delete-records", "--offset-json-file", offsetFile("dr.json", file("dr", 8)).toString());
+        JsonNode deleted = cli.json("delete-records", "--offset-json-file", offsetFile("dr.json", file("dr", 8)).toString());
         assertThat(deleted.get("partitions")).hasSize(1);
         JsonNode p = deleted.get("partitions").get(0);
         assertThat(p.get("topic").asText()).isEqualTo("dr");
@@ -213,7 +199,7 @@ class DeleteRecordsCliIT {
         assertThat(firstOffsetFromEarliest("keep")).isZero();
 
         // -1: the high watermark
-        assertThat(json("delete-records", "--offset-json-file", offsetFile("hw.json", file("keep", -1)).toString())
+        assertThat(cli.json("delete-records", "--offset-json-file", offsetFile("hw.json", file("keep", -1)).toString())
             .get("partitions").get(0).get("lowWatermark").asLong()).isEqualTo(5);
     }
 }
