@@ -16,6 +16,10 @@ import java.util.TreeMap;
  */
 public final class InconsistentOffsets implements Check {
 
+    /** The offsets of one partition that several replicas' checksums cover. */
+    private record Range(String topic, int partition, long from, long to) {
+    }
+
     @Override
     public String name() {
         return "inconsistentOffsets";
@@ -31,21 +35,19 @@ public final class InconsistentOffsets implements Check {
             }
         }
         // Replicas that disagree over one range: reported at the range's first offset, once per partition and range.
-        Map<List<Object>, Map<Long, List<Integer>>> checksums = new LinkedHashMap<>();
+        Map<Range, Map<Long, List<Integer>>> checksums = new LinkedHashMap<>();
         for (Event e : events) {
             if (e instanceof Event.ReplicaChecksum c && c.toOffset() > c.fromOffset()) {
-                checksums.computeIfAbsent(List.of(c.topic(), c.partition(), c.fromOffset(), c.toOffset()),
-                    k -> new TreeMap<>()).computeIfAbsent(c.crc32c(), k -> new ArrayList<>())
-                    .add(c.broker());
+                checksums.computeIfAbsent(new Range(c.topic(), c.partition(), c.fromOffset(), c.toOffset()),
+                    k -> new TreeMap<>()).computeIfAbsent(c.crc32c(), k -> new ArrayList<>()).add(c.broker());
             }
         }
         checksums.forEach((range, byCrc) -> {
             if (byCrc.size() > 1) {
-                StringBuilder detail = new StringBuilder("replicas disagree over [" + range.get(2) + ", " + range.get(3) + "):");
+                StringBuilder detail = new StringBuilder("replicas disagree over [" + range.from() + ", " + range.to() + "):");
                 byCrc.forEach((crc, brokers) -> detail.append(" brokers ").append(brokers).append(" crc32c ")
                     .append(Long.toHexString(crc)).append(';'));
-                found.add((String) range.get(0), (Integer) range.get(1), (Long) range.get(2), null,
-                    detail.substring(0, detail.length() - 1));
+                found.add(range.topic(), range.partition(), range.from(), null, detail.substring(0, detail.length() - 1));
             }
         });
         return found.build();

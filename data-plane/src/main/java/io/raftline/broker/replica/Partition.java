@@ -433,13 +433,14 @@ public final class Partition {
             if (!leader || state == null || l == null) {
                 return false;
             }
-            boolean counted = check(l, fetch, registeredBrokerEpoch, l.logStartOffset(), l.logEndOffset()).updatesFollower();
+            PartitionState before = state;
             PartitionState.Transition t = state.onFollowerFetch(new PartitionState.FollowerFetch(fetch, registeredBrokerEpoch,
                 endOfLastFetchedEpoch(l, fetch), l.logStartOffset()), time.milliseconds(), refusalBackoffMs);
             committed = applyLocked(t);
             advanced = t.effects().advancedHighWatermark();
             joinable = t.effects().expandNow();
-            if (counted && fetch.logStartOffset() >= 0) {
+            // a fetch the state does not count leaves it as it was
+            if (t.state() != before && fetch.logStartOffset() >= 0) {
                 followerLogStartOffsets.put(fetch.replicaId(), fetch.logStartOffset());
             }
             deletes = completeDeletesLocked();
