@@ -11,6 +11,7 @@ import io.raftline.cli.command.ProduceCommand;
 import io.raftline.cli.command.QuorumCommand;
 import io.raftline.cli.command.ReassignCommand;
 import io.raftline.cli.command.TopicsCommand;
+import io.raftline.cli.command.certs.CertsCommand;
 import io.raftline.cli.command.dev.DevCommand;
 import io.raftline.cli.command.perf.PerfCommand;
 import io.raftline.cli.command.verify.VerifyCommand;
@@ -47,6 +48,7 @@ import picocli.CommandLine.Command;
         ConsumeCommand.class,
         PerfCommand.class,
         VerifyCommand.class,
+        CertsCommand.class,
         CommandLine.HelpCommand.class,
     })
 public final class RaftlineCli implements Callable<Integer> {
