@@ -1,0 +1,100 @@
+package io.raftline.common.tls;
+
+import io.raftline.common.config.ConfigDef;
+import io.raftline.common.config.ConfigException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The TLS keys of a node and of a client, defined once for {@code ServerConfig} and the SDK's configs (Kafka's
+ * names; every file is PEM), and what they resolve to.
+ */
+public final class SecurityConfig {
+
+    public static final String SSL_CLIENT_AUTH = "ssl.client.auth";
+    public static final String SUPER_USERS = "super.users";
+    public static final String SECURITY_PROTOCOL = "security.protocol";
+    /** The listeners whose {@code NAME.listener.security.protocol} a node reads. */
+    public static final List<String> LISTENERS = List.of("broker", "controller", "quorum", "metrics");
+
+    /** What a listener or a client speaks. SASL_SSL is part of the contract and not built yet: it is refused. */
+    public enum SecurityProtocol { PLAINTEXT, SSL, SASL_SSL }
+
+    /** Whether a TLS server asks for the client's certificate: {@code required} is mTLS. */
+    public enum ClientAuth { REQUIRED, REQUESTED, NONE }
+
+    private SecurityConfig() {
+    }
+
+    public static String listenerProtocolKey(String listener) {
+        return listener + ".listener.security.protocol";
+    }
+
+    private static ConfigDef defineFiles(ConfigDef def, String group) {
+        return def
+            .define(TlsFiles.CERTIFICATE_LOCATION, ConfigDef.Type.STRING, null, null, group,
+                "PEM file of this side's certificate chain (leaf first); with ssl.key.location.")
+            .define(TlsFiles.KEY_LOCATION, ConfigDef.Type.STRING, null, null, group,
+                "PEM file of the unencrypted PKCS#8 private key of ssl.certificate.location.")
+            .define(TlsFiles.TRUSTSTORE_LOCATION, ConfigDef.Type.STRING, null, null, group,
+                "PEM file of the CA certificates peers are checked against. Files are re-read when they change.");
+    }
+
+    /** The node's keys: the files, client auth, principal mapping, super users, and each listener's protocol. */
+    public static ConfigDef defineServer(ConfigDef def, String group) {
+        defineFiles(def, group)
+            .define(SSL_CLIENT_AUTH, ConfigDef.Type.STRING, "none", ConfigDef.oneOfIgnoringCase("required", "requested", "none"),
+                group, "Whether TLS listeners ask for the client's certificate: required (mTLS), requested or none.")
+            .define(PrincipalMapper.MAPPING_RULES, ConfigDef.Type.STRING, "DEFAULT", ConfigDef.parses(PrincipalMapper::parse),
+                group, "Rules mapping a client certificate's subject to a principal, in Kafka's syntax; DEFAULT gives "
+                    + "User:<CN>.")
+            .define(SUPER_USERS, ConfigDef.Type.STRING, "", null, group,
+                "Principals allowed everything, separated by ';' (User:a;User:b). With mTLS, inter-node requests "
+                    + "(replica fetches, broker-to-controller) are accepted only from these and from this node's own "
+                    + "principal.");
+        for (String listener : LISTENERS) {
+            def.define(listenerProtocolKey(listener), ConfigDef.Type.STRING, "PLAINTEXT",
+                ConfigDef.oneOfIgnoringCase("PLAINTEXT", "SSL", "SASL_SSL"), group,
+                "What " + listener + ".listener speaks: PLAINTEXT or SSL (SASL_SSL is not supported yet).");
+        }
+        return def;
+    }
+
+    /** A client's keys: {@code security.protocol} and the files. */
+    public static ConfigDef defineClient(ConfigDef def) {
+        def.define(SECURITY_PROTOCOL, ConfigDef.Type.STRING, "PLAINTEXT", ConfigDef.oneOfIgnoringCase("PLAINTEXT", "SSL", "SASL_SSL"),
+            "", "PLAINTEXT or SSL (TLS to every broker; the server's host name is verified)");
+        return defineFiles(def, "");
+    }
+
+    /** Parses a protocol value that the ConfigDef already checked; refuses SASL_SSL, which is not built yet. */
+    public static SecurityProtocol protocol(String key, String value) {
+        SecurityProtocol p = SecurityProtocol.valueOf(value.toUpperCase(Locale.ROOT));
+        if (p == SecurityProtocol.SASL_SSL) {
+            throw new ConfigException(key, value, "SASL_SSL is not supported yet; use SSL (with mTLS for identities)");
+        }
+        return p;
+    }
+
+    public static ClientAuth clientAuth(String value) {
+        return ClientAuth.valueOf(value.toUpperCase(Locale.ROOT));
+    }
+
+    /** The files named by the three location keys (values may be null). */
+    public static TlsFiles files(String certificate, String key, String truststore) {
+        return new TlsFiles(path(certificate), path(key), path(truststore));
+    }
+
+    private static Path path(String value) {
+        return value == null || value.isBlank() ? null : Path.of(value.trim());
+    }
+
+    /** {@code super.users}: {@code User:a;User:b}, blanks dropped. */
+    public static List<String> superUsers(String value) {
+        if (value == null || value.isBlank()) {
+            return List.of();
+        }
+        return java.util.Arrays.stream(value.split(";")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+    }
+}

@@ -1,0 +1,193 @@
+package io.raftline.grpc;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.grpc.ManagedChannel;
+import io.grpc.MethodDescriptor;
+import io.grpc.Server;
+import io.grpc.ServerServiceDefinition;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.GrpcSslContexts;
+import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.ClientCalls;
+import io.grpc.stub.ServerCalls;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslProvider;
+import io.raftline.common.tls.DevCertificates;
+import io.raftline.common.tls.PrincipalMapper;
+import io.raftline.common.tls.ReloadingTls;
+import io.raftline.common.tls.SecurityConfig.ClientAuth;
+import io.raftline.common.tls.TlsFiles;
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Real gRPC over TCP on 127.0.0.1 with TLS from PEM files: who may connect, which principal a call sees, and which
+ * callers a node-only service refuses. The one method answers the caller's principal.
+ */
+class TransportSecurityTest {
+
+    private static final MethodDescriptor.Marshaller<String> TEXT = new MethodDescriptor.Marshaller<>() {
+        @Override
+        public InputStream stream(String value) {
+            return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public String parse(InputStream stream) {
+            try {
+                return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+    };
+    private static final MethodDescriptor<String, String> WHO_AM_I = MethodDescriptor.<String, String>newBuilder()
+        .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("test.Who/AmI")
+        .setRequestMarshaller(TEXT).setResponseMarshaller(TEXT).build();
+
+    @TempDir
+    static Path dir;
+    private static Path otherCaDir;
+
+    private Server server;
+    private ManagedChannel channel;
+
+    @BeforeAll
+    static void makeCertificates() {
+        Instant now = Instant.now();
+        DevCertificates ca = DevCertificates.createCa(dir.resolve("ca"), now.minus(Duration.ofDays(1)), Duration.ofDays(30));
+        ca.issue("node1", List.of("localhost"), List.of("127.0.0.1"), dir, now.minus(Duration.ofDays(1)), Duration.ofDays(30));
+        ca.issue("node2", List.of("localhost"), List.of("127.0.0.1"), dir, now.minus(Duration.ofDays(1)), Duration.ofDays(30));
+        ca.issue("wrong-host", List.of("elsewhere.example"), List.of(), dir, now.minus(Duration.ofDays(1)), Duration.ofDays(30));
+        ca.issue("app", List.of(), List.of(), dir, now.minus(Duration.ofDays(1)), Duration.ofDays(30));
+        ca.issue("expired", List.of(), List.of(), dir, now.minus(Duration.ofDays(10)), Duration.ofDays(2));
+        otherCaDir = dir.resolve("other");
+        DevCertificates.createCa(otherCaDir, now.minus(Duration.ofDays(1)), Duration.ofDays(30))
+            .issue("app", List.of(), List.of(), otherCaDir, now.minus(Duration.ofDays(1)), Duration.ofDays(30));
+    }
+
+    private static ReloadingTls tls(String name) {
+        TlsFiles files = name == null ? new TlsFiles(null, null, dir.resolve("ca/ca.pem"))
+            : new TlsFiles(dir.resolve(name + ".pem"), dir.resolve(name + ".key"), dir.resolve("ca/ca.pem"));
+        return ReloadingTls.open(files, System::currentTimeMillis, ReloadingTls.DEFAULT_CHECK_INTERVAL_MS);
+    }
+
+    private int start(String serverCert, ClientAuth auth, boolean nodesOnly) throws IOException {
+        TransportSecurity security = TransportSecurity.tls(tls(serverCert), auth, PrincipalMapper.defaults());
+        ServerServiceDefinition service = ServerServiceDefinition.builder("test.Who")
+            .addMethod(WHO_AM_I, ServerCalls.asyncUnaryCall((req, out) -> {
+                out.onNext(TransportSecurity.principal());
+                out.onCompleted();
+            })).build();
+        server = security.secure(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
+            .addService(security.intercept(service,
+                TransportSecurity.nodePrincipals(Set.of("User:node2"), security.ownPrincipal()), nodesOnly))
+            .build().start();
+        return server.getPort();
+    }
+
+    private String call(String host, int port, TransportSecurity client) {
+        channel = client.secure(NettyChannelBuilder.forAddress(host, port)).build();
+        return ClientCalls.blockingUnaryCall(channel, WHO_AM_I, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), "");
+    }
+
+    private static TransportSecurity client(String cert) {
+        return TransportSecurity.tls(tls(cert), ClientAuth.NONE, PrincipalMapper.defaults());
+    }
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        if (channel != null) {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+        if (server != null) {
+            server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+    }
+
+    @Test
+    void anMtlsCallSeesTheClientCertificatesPrincipal() throws IOException {
+        int port = start("node1", ClientAuth.REQUIRED, false);
+        assertThat(call("localhost", port, client("app"))).isEqualTo("User:app");
+    }
+
+    @Test
+    void withoutRequiredClientAuthACallWithoutCertificateIsAnonymous() throws IOException {
+        int port = start("node1", ClientAuth.REQUESTED, false);
+        assertThat(call("127.0.0.1", port, client(null))).isEqualTo(TransportSecurity.ANONYMOUS);
+    }
+
+    @Test
+    void aPlaintextClientIsRefused() throws IOException {
+        int port = start("node1", ClientAuth.REQUIRED, false);
+        assertThatThrownBy(() -> call("localhost", port, TransportSecurity.plaintext()))
+            .isInstanceOf(StatusRuntimeException.class)
+            .satisfies(e -> assertThat(((StatusRuntimeException) e).getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
+    }
+
+    @Test
+    void aClientWithoutCertificateIsRefusedWhenMtlsIsRequired() throws IOException {
+        int port = start("node1", ClientAuth.REQUIRED, false);
+        assertThatThrownBy(() -> call("localhost", port, client(null))).isInstanceOf(StatusRuntimeException.class);
+    }
+
+    /** A client that skips this side's own checks (Netty straight from the files), as a hostile client would. */
+    private String rawCall(int port, Path cert, Path key) throws IOException {
+        channel = NettyChannelBuilder.forAddress("localhost", port)
+            .sslContext(GrpcSslContexts.configure(SslContextBuilder.forClient(), SslProvider.JDK)
+                .trustManager(dir.resolve("ca/ca.pem").toFile()).keyManager(cert.toFile(), key.toFile()).build())
+            .build();
+        return ClientCalls.blockingUnaryCall(channel, WHO_AM_I, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), "");
+    }
+
+    @Test
+    void aCertificateFromAnotherCaIsRefused() throws IOException {
+        int port = start("node1", ClientAuth.REQUIRED, false);
+        assertThatThrownBy(() -> rawCall(port, otherCaDir.resolve("app.pem"), otherCaDir.resolve("app.key")))
+            .isInstanceOf(StatusRuntimeException.class);
+        // the same client with this CA's certificate gets through: the refusal is the CA's
+        assertThat(rawCall(port, dir.resolve("app.pem"), dir.resolve("app.key"))).isEqualTo("User:app");
+    }
+
+    @Test
+    void anExpiredClientCertificateIsRefused() throws IOException {
+        int port = start("node1", ClientAuth.REQUIRED, false);
+        assertThatThrownBy(() -> rawCall(port, dir.resolve("expired.pem"), dir.resolve("expired.key")))
+            .isInstanceOf(StatusRuntimeException.class);
+    }
+
+    @Test
+    void theServersHostNameIsVerified() throws IOException {
+        int port = start("wrong-host", ClientAuth.NONE, false);
+        assertThatThrownBy(() -> call("localhost", port, client(null))).isInstanceOf(StatusRuntimeException.class)
+            .hasMessageContaining("UNAVAILABLE");
+    }
+
+    @Test
+    void aNodeOnlyServiceRefusesOtherPrincipalsAndServesNodes() throws IOException, InterruptedException {
+        int port = start("node1", ClientAuth.REQUIRED, true);
+        assertThatThrownBy(() -> call("localhost", port, client("app")))
+            .isInstanceOf(StatusRuntimeException.class)
+            .hasMessageContaining("PERMISSION_DENIED: User:app is not a node principal");
+        stop();
+        int again = start("node1", ClientAuth.REQUIRED, true);
+        assertThat(call("localhost", again, client("node2"))).isEqualTo("User:node2");
+    }
+}
