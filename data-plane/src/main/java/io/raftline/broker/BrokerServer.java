@@ -1,5 +1,6 @@
 package io.raftline.broker;
 
+import io.raftline.broker.config.NodeSecurity;
 import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
 import io.micrometer.core.instrument.Gauge;
@@ -97,6 +98,8 @@ public final class BrokerServer implements AutoCloseable {
     /** Serialises metadata application between the follower's thread and the catch-up timer. */
     private final Object metadataLock = new Object();
 
+    private final NodeSecurity security;
+
     public BrokerServer(ServerConfig config, String clusterId, Time time, MeterRegistry registry) {
         this(config, clusterId, time, registry, new LocalControllers());
     }
@@ -104,6 +107,13 @@ public final class BrokerServer implements AutoCloseable {
     /** {@code localControllers}: the controllers in this process (a combined node's), called in-process. */
     public BrokerServer(ServerConfig config, String clusterId, Time time, MeterRegistry registry,
                         LocalControllers localControllers) {
+        this(config, clusterId, time, registry, localControllers, NodeSecurity.from(config, time));
+    }
+
+    /** {@code security}: the node's TLS (its broker.listener, follower fetches, links to the controllers). */
+    public BrokerServer(ServerConfig config, String clusterId, Time time, MeterRegistry registry,
+                        LocalControllers localControllers, NodeSecurity security) {
+        this.security = security;
         this.localControllers = localControllers;
         this.config = config;
         this.clusterId = clusterId;
@@ -135,12 +145,12 @@ public final class BrokerServer implements AutoCloseable {
         List<InetSocketAddress> controllers = config.controllerBootstrapServers().stream()
             .map(hp -> InetSocketAddress.createUnresolved(hp.host(), hp.port())).toList();
         metadata = new BrokerMetadataClient(brokerId, clusterId, controllers, endpoints, config.rack(), time,
-            config.getInt("broker.heartbeat.interval.ms"), localControllers);
+            config.getInt("broker.heartbeat.interval.ms"), localControllers, security.controller());
 
         ReplicaFetcherManager.Settings fetcherSettings = new ReplicaFetcherManager.Settings(
             config.getInt("replica.fetch.wait.max.ms"), config.getInt("replica.fetch.min.bytes"),
             config.getInt("replica.fetch.max.bytes"), config.getInt("replica.fetch.response.max.bytes"),
-            config.getInt("replica.fetch.backoff.ms"), config.getInt("request.timeout.ms"));
+            config.getInt("replica.fetch.backoff.ms"), config.getInt("request.timeout.ms"), security.broker());
         replicaManager = new ReplicaManager(brokerId, time, logManager, config.originals(), scheduler,
             request -> metadata.channel().alterPartition(request), () -> metadata.lifecycle().brokerEpoch(),
             config.getLong("replica.lag.time.max.ms"), fetcherSettings);
@@ -163,7 +173,7 @@ public final class BrokerServer implements AutoCloseable {
             config.originals(), config.getBoolean("auto.create.topics.enable"), servedImage, appliedImage,
             new RequestLimits(config.getInt("produce.stream.max.in.flight.requests"), config.getInt("queued.max.requests"),
                 config.getLong("queued.max.request.bytes"), config.getInt("fetch.stream.max.in.flight.requests"),
-                config.getInt("fetch.max.bytes")));
+                config.getInt("fetch.max.bytes")), security.broker().isMutual() ? security.nodePrincipals() : p -> true);
         Gauge.builder("raftline.produce.queued.requests", service, BrokerRpcService::queuedProduceRequests)
             .description("Produce requests this broker holds (read, not answered); at most queued.max.requests")
             .register(registry);
@@ -202,7 +212,7 @@ public final class BrokerServer implements AutoCloseable {
             throw new IllegalArgumentException("socket.request.max.bytes (" + maxRequest + ") is smaller than message.max.bytes ("
                 + maxMessage + "): a batch the log accepts could never arrive");
         }
-        server = NettyServerBuilder.forAddress(new InetSocketAddress(listener.host(), listener.port()))
+        server = security.broker().secure(NettyServerBuilder.forAddress(new InetSocketAddress(listener.host(), listener.port())))
             .executor(requestExecutor)
             .maxInboundMessageSize(maxRequest)
             .flowControlWindow(config.getInt("broker.flow.control.window.bytes"))
@@ -210,9 +220,10 @@ public final class BrokerServer implements AutoCloseable {
             // buffers reused from response to response instead of fresh, zeroed memory (TransportAllocator)
             .withChildOption(ChannelOption.ALLOCATOR, TransportAllocator.server())
             // Produce requests parsed in place: the batches alias the received message (one copy fewer per byte).
-            .addService(AliasingMarshaller.aliasingRequests(service.bindService(), BrokerServiceGrpc.getProduceMethod(),
-                ProduceRequest.getDefaultInstance()))
-            .addService(GroupRpcService.serviceDefinition(groupCoordinator))
+            .addService(security.broker().intercept(AliasingMarshaller.aliasingRequests(service.bindService(),
+                BrokerServiceGrpc.getProduceMethod(), ProduceRequest.getDefaultInstance()), security.nodePrincipals(), false))
+            .addService(security.broker().intercept(GroupRpcService.serviceDefinition(groupCoordinator),
+                security.nodePrincipals(), false))
             .build();
         try {
             server.start();

@@ -1,5 +1,6 @@
 package io.raftline.broker;
 
+import io.raftline.broker.config.NodeSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.raftline.metadata.client.LocalControllers;
 import io.raftline.common.config.HostPort;
@@ -23,9 +24,9 @@ final class QuorumRole {
     }
 
     static QuorumNode start(ServerConfig config, String clusterId, Time time, MeterRegistry registry,
-                            LocalControllers localControllers) {
+                            LocalControllers localControllers, NodeSecurity security) {
         try {
-            return QuorumNode.start(quorumConfig(config, clusterId), controllerConfig(config), time, registry,
+            return QuorumNode.start(quorumConfig(config, clusterId, security), controllerConfig(config), time, registry,
                 localControllers);
         } catch (IOException e) {
             throw new UncheckedIOException("the quorum role failed to start: " + e.getMessage(), e);
@@ -33,6 +34,10 @@ final class QuorumRole {
     }
 
     static QuorumConfig quorumConfig(ServerConfig config, String clusterId) {
+        return quorumConfig(config, clusterId, NodeSecurity.plaintext());
+    }
+
+    static QuorumConfig quorumConfig(ServerConfig config, String clusterId, NodeSecurity security) {
         Map<Integer, InetSocketAddress> voters = new LinkedHashMap<>();
         config.quorumVoters().forEach((id, hp) -> voters.put(id, InetSocketAddress.createUnresolved(hp.host(), hp.port())));
         HostPort quorum = config.quorumListener();
@@ -48,6 +53,7 @@ final class QuorumRole {
             .snapshotRecords(config.getLong("metadata.snapshot.records"))
             .electionTimeoutMs(config.getInt("quorum.election.timeout.min.ms"), config.getInt("quorum.election.timeout.max.ms"))
             .requestTimeoutMs(config.getInt("quorum.request.timeout.ms"))
+            .security(security.quorum())
             .build();
     }
 

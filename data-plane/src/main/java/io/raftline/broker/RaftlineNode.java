@@ -1,5 +1,6 @@
 package io.raftline.broker;
 
+import io.raftline.broker.config.NodeSecurity;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.raftline.metadata.client.LocalControllers;
@@ -31,6 +32,7 @@ public final class RaftlineNode {
     private final AtomicBoolean shuttingDown = new AtomicBoolean();
     private final Time time = SystemTime.INSTANCE;
     private MetricsServer metricsServer;
+    private NodeSecurity security;
     private volatile QuorumNode quorum;
     private volatile BrokerServer broker;
     /** This process's controller listeners, which its broker calls in-process. */
@@ -44,18 +46,21 @@ public final class RaftlineNode {
     public void startup() {
         LOG.info("starting node {} of cluster {} with roles {}", config.nodeId(), clusterId,
             config.getList(ServerConfig.PROCESS_ROLES));
+        // The TLS files are read and checked first: a bad one stops the node here, naming the file.
+        security = NodeSecurity.from(config, time);
         try {
-            metricsServer = new MetricsServer(config.metricsListener().toSocketAddress(), registry, this::notReadyReason);
+            metricsServer = new MetricsServer(config.metricsListener().toSocketAddress(), registry, this::notReadyReason,
+                security.metricsSslContext(), security.clientAuth());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot listen on metrics.listener " + config.metricsListener() + ": "
                 + e.getMessage(), e);
         }
         metricsServer.start();
         if (config.isController()) {
-            quorum = QuorumRole.start(config, clusterId, time, registry, localControllers);
+            quorum = QuorumRole.start(config, clusterId, time, registry, localControllers, security);
         }
         if (config.isBroker()) {
-            BrokerServer b = new BrokerServer(config, clusterId, time, registry, localControllers);
+            BrokerServer b = new BrokerServer(config, clusterId, time, registry, localControllers, security);
             broker = b;
             b.startup();
         }

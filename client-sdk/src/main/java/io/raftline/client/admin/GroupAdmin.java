@@ -1,5 +1,6 @@
 package io.raftline.client.admin;
 
+import io.raftline.grpc.TransportSecurity;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.raftline.client.common.Cluster;
@@ -67,7 +68,11 @@ final class GroupAdmin implements AutoCloseable {
     private final ExecutorService executor;
     private final Map<String, ManagedChannel> channels = new HashMap<>();
 
-    GroupAdmin(Metadata metadata, String clientId, Time time, long apiTimeoutMs, long requestTimeoutMs, long backoffMs) {
+    private final TransportSecurity security;
+
+    GroupAdmin(Metadata metadata, String clientId, Time time, long apiTimeoutMs, long requestTimeoutMs, long backoffMs,
+               TransportSecurity security) {
+        this.security = security;
         this.metadata = metadata;
         this.clientId = clientId;
         this.time = time;
@@ -305,8 +310,8 @@ final class GroupAdmin implements AutoCloseable {
     private GroupServiceGrpc.GroupServiceBlockingStub stub(Node node, long deadline) {
         ManagedChannel ch;
         synchronized (channels) {
-            ch = channels.computeIfAbsent(node.address(), a -> NettyChannelBuilder.forAddress(node.host(), node.port())
-                .usePlaintext().userAgent(clientId.isEmpty() ? "raftline-admin" : "raftline-admin/" + clientId).build());
+            ch = channels.computeIfAbsent(node.address(), a -> security.secure(NettyChannelBuilder.forAddress(node.host(), node.port()))
+                .userAgent(clientId.isEmpty() ? "raftline-admin" : "raftline-admin/" + clientId).build());
         }
         long timeout = Math.max(1, Math.min(requestTimeoutMs, deadline - time.milliseconds()));
         return GroupServiceGrpc.newBlockingStub(ch).withDeadlineAfter(timeout, TimeUnit.MILLISECONDS);

@@ -1,5 +1,6 @@
 package io.raftline.client.admin;
 
+import io.raftline.client.internals.net.ClientSecurity;
 import com.google.protobuf.Descriptors;
 import com.google.protobuf.Message;
 import io.raftline.client.common.Cluster;
@@ -105,7 +106,8 @@ final class RaftlineAdmin implements Admin {
         this.retryBackoff = ExponentialBackoff.ofClient(backoffMs,
             config.getLong(io.raftline.client.common.config.CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG));
         this.retries = config.getInt(AdminClientConfig.RETRIES_CONFIG);
-        this.pool = new ConnectionPool(config.getString(AdminClientConfig.CLIENT_ID_CONFIG), 64 * 1024 * 1024);
+        this.pool = new ConnectionPool(config.getString(AdminClientConfig.CLIENT_ID_CONFIG), 64 * 1024 * 1024,
+            io.raftline.client.internals.net.RequestMetrics.NONE, ClientSecurity.from(config));
         this.metadata = new Metadata(Metadata.parseBootstrap(config.getList(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG)), pool, time,
             retryBackoff, () -> ThreadLocalRandom.current().nextDouble(), config.getLong("metadata.max.age.ms"), requestTimeoutMs);
         String clientId = config.getString(AdminClientConfig.CLIENT_ID_CONFIG);
@@ -114,7 +116,7 @@ final class RaftlineAdmin implements Admin {
             t.setDaemon(true);
             return t;
         });
-        this.groups = new GroupAdmin(metadata, clientId, time, apiTimeoutMs, requestTimeoutMs, backoffMs);
+        this.groups = new GroupAdmin(metadata, clientId, time, apiTimeoutMs, requestTimeoutMs, backoffMs, pool.security());
     }
 
     /** The newest metadata index any admin write of this client produced (read-your-writes). */

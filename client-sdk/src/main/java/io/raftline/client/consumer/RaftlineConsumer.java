@@ -1,5 +1,6 @@
 package io.raftline.client.consumer;
 
+import io.raftline.client.internals.net.ClientSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.raftline.client.common.MetricName;
 import io.raftline.client.internals.metrics.ClientMeters;
@@ -139,7 +140,8 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
         int partitionMaxBytes = config.getInt(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG);
         // A response may exceed fetch.max.bytes by one batch (the first is always returned whole): leave headroom.
         long inbound = (long) Math.max(fetchMaxBytes, partitionMaxBytes) + 16L * 1024 * 1024;
-        this.pool = new ConnectionPool(clientId, (int) Math.min(Integer.MAX_VALUE, inbound), new RequestMetrics(registry, clientId, time));
+        this.pool = new ConnectionPool(clientId, (int) Math.min(Integer.MAX_VALUE, inbound), new RequestMetrics(registry, clientId, time),
+            ClientSecurity.from(config));
         this.metadata = new Metadata(Metadata.parseBootstrap(config.getList(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG)), pool, time,
             ExponentialBackoff.ofClient(backoffMs, config.getLong(CommonClientConfigs.RETRY_BACKOFF_MAX_MS_CONFIG)),
             () -> ThreadLocalRandom.current().nextDouble(), config.getLong("metadata.max.age.ms"), requestTimeoutMs);

@@ -1,5 +1,6 @@
 package io.raftline.client.producer;
 
+import io.raftline.client.internals.net.ClientSecurity;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.raftline.client.common.MetricName;
 import io.raftline.client.internals.metrics.ClientMeters;
@@ -130,7 +131,8 @@ public class RaftlineProducer<K, V> implements Producer<K, V> {
         this.maxRequestSize = config.getInt(ProducerConfig.MAX_REQUEST_SIZE_CONFIG);
         int requestTimeoutMs = config.getInt(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG);
         long backoffMs = config.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
-        this.pool = new ConnectionPool(clientId, 16 * 1024 * 1024, new RequestMetrics(registry, clientId, time));
+        this.pool = new ConnectionPool(clientId, 16 * 1024 * 1024, new RequestMetrics(registry, clientId, time),
+            ClientSecurity.from(config));
         this.metadata = new Metadata(Metadata.parseBootstrap(config.getList(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG)), pool, time,
             ExponentialBackoff.ofClient(backoffMs, config.getLong(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG)),
             () -> ThreadLocalRandom.current().nextDouble(), config.getLong(ProducerConfig.METADATA_MAX_AGE_MS_CONFIG),

@@ -50,9 +50,9 @@ public final class SecurityConfig {
                 group, "Rules mapping a client certificate's subject to a principal, in Kafka's syntax; DEFAULT gives "
                     + "User:<CN>.")
             .define(SUPER_USERS, ConfigDef.Type.STRING, "", null, group,
-                "Principals allowed everything, separated by ';' (User:a;User:b). With mTLS, inter-node requests "
-                    + "(replica fetches, broker-to-controller) are accepted only from these and from this node's own "
-                    + "principal.");
+                "Super users, separated by ';' (User:a;User:b): the cluster's nodes and admins. With mTLS, "
+                    + "inter-node requests (replica fetches, broker-to-controller) are accepted only from these and from "
+                    + "this node's own principal.");
         for (String listener : LISTENERS) {
             def.define(listenerProtocolKey(listener), ConfigDef.Type.STRING, "PLAINTEXT",
                 ConfigDef.oneOfIgnoringCase("PLAINTEXT", "SSL", "SASL_SSL"), group,

@@ -20,6 +20,7 @@ import io.raftline.common.config.ConfigDef.UnknownKeys;
 import io.raftline.common.config.ConfigException;
 import io.raftline.common.config.HostPort;
 import io.raftline.common.config.ReplicationThrottleConfig;
+import io.raftline.common.tls.SecurityConfig;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.charset.StandardCharsets;
@@ -55,7 +56,7 @@ public final class ServerConfig {
     public static final String BROKER_RACK = "broker.rack";
 
     /** Every key a node knows. Groups order the distribution's commented server.properties. */
-    public static final ConfigDef DEF = new ConfigDef()
+    public static final ConfigDef DEF = SecurityConfig.defineServer(new ConfigDef()
         // The node
         .defineRequired(NODE_ID, INT, atLeast(0), "node", "This node's id, unique in the cluster.")
         .defineRequired(PROCESS_ROLES, LIST, all(nonEmptyList(), eachOf("broker", "controller")), "node",
@@ -194,7 +195,8 @@ public final class ServerConfig {
         .define("group.initial.rebalance.delay.ms", INT, 3000, atLeast(0), "groups",
             "Wait this long for more members when an empty group gets its first.")
         .define("group.min.session.timeout.ms", INT, 6000, atLeast(1), "groups", "Smallest session timeout a consumer may ask for.")
-        .define("group.max.session.timeout.ms", INT, 1_800_000, atLeast(1), "groups", "Largest session timeout a consumer may ask for.");
+        .define("group.max.session.timeout.ms", INT, 1_800_000, atLeast(1), "groups", "Largest session timeout a consumer may ask for."),
+        "security");
 
     private final Map<String, String> originals;
     private final Map<String, Object> values;

@@ -2,6 +2,10 @@ package io.raftline.broker.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import com.sun.net.httpserver.HttpsConfigurator;
+import com.sun.net.httpserver.HttpsParameters;
+import com.sun.net.httpserver.HttpsServer;
+import io.raftline.common.tls.SecurityConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -9,6 +13,8 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executors;
 import java.util.function.Supplier;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLParameters;
 
 /**
  * The node's HTTP endpoint on {@code metrics.listener}: {@code /metrics} (Prometheus text), {@code /health}
@@ -21,7 +27,16 @@ public final class MetricsServer implements AutoCloseable {
 
     public MetricsServer(InetSocketAddress address, PrometheusMeterRegistry registry, Supplier<String> notReadyReason)
         throws IOException {
-        server = HttpServer.create(address, 16);
+        this(address, registry, notReadyReason, null, SecurityConfig.ClientAuth.NONE);
+    }
+
+    /**
+     * With {@code tls} non-null, HTTPS: every path asks for client certificates as {@code clientAuth} says (the
+     * node's {@code ssl.client.auth}).
+     */
+    public MetricsServer(InetSocketAddress address, PrometheusMeterRegistry registry, Supplier<String> notReadyReason,
+                         SSLContext tls, SecurityConfig.ClientAuth clientAuth) throws IOException {
+        server = tls == null ? HttpServer.create(address, 16) : https(address, tls, clientAuth);
         server.setExecutor(Executors.newSingleThreadExecutor(r -> {
             Thread t = new Thread(r, "metrics-http");
             t.setDaemon(true);
@@ -38,6 +53,21 @@ public final class MetricsServer implements AutoCloseable {
                 respond(exchange, 503, "not ready: " + reason + "\n", "text/plain");
             }
         });
+    }
+
+    private static HttpsServer https(InetSocketAddress address, SSLContext tls, SecurityConfig.ClientAuth clientAuth)
+        throws IOException {
+        HttpsServer https = HttpsServer.create(address, 16);
+        https.setHttpsConfigurator(new HttpsConfigurator(tls) {
+            @Override
+            public void configure(HttpsParameters params) {
+                SSLParameters ssl = tls.getDefaultSSLParameters();
+                ssl.setNeedClientAuth(clientAuth == SecurityConfig.ClientAuth.REQUIRED);
+                ssl.setWantClientAuth(clientAuth == SecurityConfig.ClientAuth.REQUESTED);
+                params.setSSLParameters(ssl);
+            }
+        });
+        return https;
     }
 
     public void start() {

@@ -75,8 +75,7 @@ final class ReplicaFetcher implements AutoCloseable {
         this.endpoint = endpoint;
         this.settings = settings;
         this.time = time;
-        this.channel = NettyChannelBuilder.forAddress(endpoint.getHost(), endpoint.getPort())
-            .usePlaintext()
+        this.channel = settings.security().secure(NettyChannelBuilder.forAddress(endpoint.getHost(), endpoint.getPort()))
             .maxInboundMessageSize(Math.max(settings.maxBytes(), settings.maxBytesPerPartition()) + (4 << 20))
             .flowControlWindow(8 << 20)
             .withOption(ChannelOption.ALLOCATOR, TransportAllocator.channel())

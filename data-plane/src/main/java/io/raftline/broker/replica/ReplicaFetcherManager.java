@@ -1,5 +1,6 @@
 package io.raftline.broker.replica;
 
+import io.raftline.grpc.TransportSecurity;
 import io.raftline.common.Time;
 import io.raftline.common.Uuid;
 import io.raftline.metadata.image.BrokerRegistration;
@@ -19,7 +20,11 @@ public final class ReplicaFetcherManager implements AutoCloseable {
 
     /** Follower fetch settings ({@code replica.fetch.*}). */
     public record Settings(int maxWaitMs, int minBytes, int maxBytesPerPartition, int maxBytes, int backoffMs,
-                           int requestTimeoutMs) {
+                           int requestTimeoutMs, TransportSecurity security) {
+        /** Plaintext links to the leaders. */
+        public Settings(int maxWaitMs, int minBytes, int maxBytesPerPartition, int maxBytes, int backoffMs, int requestTimeoutMs) {
+            this(maxWaitMs, minBytes, maxBytesPerPartition, maxBytes, backoffMs, requestTimeoutMs, TransportSecurity.plaintext());
+        }
     }
 
     private final int brokerId;

@@ -71,8 +71,9 @@ public final class BrokerRpcService extends DataPlaneRpc {
 
     public BrokerRpcService(ReplicaManager replicaManager, BrokerMetrics metrics, ControllerChannel controller,
                             ProducerIdManager producerIds, Map<String, String> brokerConfig, boolean autoCreateTopics,
-                            ServedImage served, ServedImage applied, RequestLimits limits) {
-        super(replicaManager, metrics, limits);
+                            ServedImage served, ServedImage applied, RequestLimits limits,
+                            java.util.function.Predicate<String> replicaCallers) {
+        super(replicaManager, metrics, limits, replicaCallers);
         this.served = served;
         this.applied = applied;
         this.controller = controller;

@@ -1,5 +1,8 @@
 package io.raftline.broker.rpc;
 
+import io.grpc.Status;
+import io.raftline.grpc.TransportSecurity;
+import java.util.function.Predicate;
 import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
@@ -58,7 +61,12 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     /** Buffers for the record bytes of fetch responses. */
     private final StoredBytes storedBytes = new StoredBytes();
 
-    protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics, RequestLimits limits) {
+    /** Who may fetch as a replica (replica_id >= 0): under mTLS node principals only, else anyone. */
+    private final Predicate<String> replicaCallers;
+
+    protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics, RequestLimits limits,
+                           Predicate<String> replicaCallers) {
+        this.replicaCallers = replicaCallers;
         this.replicaManager = replicaManager;
         this.metrics = metrics;
         this.limits = limits;
@@ -326,6 +334,13 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         return new StreamObserver<>() {
             @Override
             public void onNext(FetchRequest request) {
+                if (request.getReplicaId() >= 0 && !replicaCallers.test(TransportSecurity.principal())) {
+                    // A client claiming a replica id would move the high watermark and the ISR: end its stream.
+                    call.onError(Status.PERMISSION_DENIED.withDescription(TransportSecurity.principal()
+                        + " may not fetch as replica " + request.getReplicaId() + ": only node principals may")
+                        .asRuntimeException());
+                    return;
+                }
                 long startNs = System.nanoTime();
                 List<FetchManager.PartitionFetch> parts = new ArrayList<>(request.getPartitionsCount());
                 for (FetchRequest.FetchPartition p : request.getPartitionsList()) {

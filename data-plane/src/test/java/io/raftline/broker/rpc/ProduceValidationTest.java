@@ -56,7 +56,8 @@ class ProduceValidationTest {
     void start() throws Exception {
         fixture = new ReplicaManagerFixture(tmp, 2, List.of(1), List.of(1));
         BrokerMetrics metrics = new BrokerMetrics(new SimpleMeterRegistry(), fixture.replicaManager, () -> 0, () -> 0);
-        rpc = new DataPlaneRpc(fixture.replicaManager, metrics, new RequestLimits(5, MAX_QUEUED_REQUESTS, 1 << 20, 5, 1 << 20)) {
+        rpc = new DataPlaneRpc(fixture.replicaManager, metrics, new RequestLimits(5, MAX_QUEUED_REQUESTS, 1 << 20, 5, 1 << 20),
+            principal -> true) {
         };
         String name = InProcessServerBuilder.generateName();
         server = InProcessServerBuilder.forName(name).directExecutor().addService(rpc).build().start();

@@ -1,5 +1,6 @@
 package io.raftline.metadata.client;
 
+import io.raftline.grpc.TransportSecurity;
 import io.raftline.common.Time;
 import io.raftline.metadata.controller.ControllerConfig;
 import io.raftline.protocol.metadata.Endpoint;
@@ -42,8 +43,16 @@ public final class BrokerMetadataClient implements Closeable {
     public BrokerMetadataClient(int brokerId, String clusterId, List<InetSocketAddress> controllerEndpoints,
                                 List<Endpoint> advertisedEndpoints, String rack, Time time, long heartbeatIntervalMs,
                                 LocalControllers localControllers) {
-        this.follower = new MetadataFollower(brokerId, controllerEndpoints, time);
-        this.channel = new ControllerChannel(controllerEndpoints, time, DEFAULT_REQUEST_TIMEOUT_MS, localControllers);
+        this(brokerId, clusterId, controllerEndpoints, advertisedEndpoints, rack, time, heartbeatIntervalMs, localControllers,
+            TransportSecurity.plaintext());
+    }
+
+    /** {@code security}: how the controller.listener is reached over the network (TLS with this node's certificate). */
+    public BrokerMetadataClient(int brokerId, String clusterId, List<InetSocketAddress> controllerEndpoints,
+                                List<Endpoint> advertisedEndpoints, String rack, Time time, long heartbeatIntervalMs,
+                                LocalControllers localControllers, TransportSecurity security) {
+        this.follower = new MetadataFollower(brokerId, controllerEndpoints, time, security);
+        this.channel = new ControllerChannel(controllerEndpoints, time, DEFAULT_REQUEST_TIMEOUT_MS, localControllers, security);
         this.lifecycle = new BrokerLifecycleManager(brokerId, clusterId, advertisedEndpoints, rack, channel, follower,
             heartbeatIntervalMs, time);
     }

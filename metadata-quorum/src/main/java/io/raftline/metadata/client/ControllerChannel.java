@@ -1,5 +1,6 @@
 package io.raftline.metadata.client;
 
+import io.raftline.grpc.TransportSecurity;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import io.grpc.CallOptions;
@@ -88,6 +89,8 @@ public final class ControllerChannel implements Closeable {
     private final LocalControllers localControllers;
 
     /** {@code defaultTimeoutMs}: the deadline of a call made without one (e.g. 30000 for admin paths). */
+    private final TransportSecurity security;
+
     public ControllerChannel(List<InetSocketAddress> controllerEndpoints, Time time, long defaultTimeoutMs) {
         this(controllerEndpoints, time, defaultTimeoutMs, new LocalControllers());
     }
@@ -95,6 +98,13 @@ public final class ControllerChannel implements Closeable {
     /** As above; a controller listener {@code localControllers} knows is called in-process. */
     public ControllerChannel(List<InetSocketAddress> controllerEndpoints, Time time, long defaultTimeoutMs,
                              LocalControllers localControllers) {
+        this(controllerEndpoints, time, defaultTimeoutMs, localControllers, TransportSecurity.plaintext());
+    }
+
+    /** As above; controllers reached over the network are reached as {@code security} says. */
+    public ControllerChannel(List<InetSocketAddress> controllerEndpoints, Time time, long defaultTimeoutMs,
+                             LocalControllers localControllers, TransportSecurity security) {
+        this.security = security;
         this.localControllers = localControllers;
         if (controllerEndpoints.isEmpty()) {
             throw new IllegalArgumentException("no controller endpoints");
@@ -299,8 +309,8 @@ public final class ControllerChannel implements Closeable {
         // in use until this channel closes, and a closed local controller is reached over the network.
         return channels.computeIfAbsent(key(target), k -> {
             ManagedChannel local = localControllers.channelIfLocal(target, null, 64 << 20);
-            return local != null ? local : NettyChannelBuilder.forAddress(target.getHostString(), target.getPort())
-                .usePlaintext().maxInboundMessageSize(64 << 20).build();
+            return local != null ? local : security.secure(NettyChannelBuilder.forAddress(target.getHostString(), target.getPort()))
+                .maxInboundMessageSize(64 << 20).build();
         });
     }
 

@@ -1,5 +1,6 @@
 package io.raftline.metadata.client;
 
+import io.raftline.grpc.TransportSecurity;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.ClientCallStreamObserver;
@@ -65,7 +66,15 @@ public final class MetadataFollower implements Closeable {
     private long lastMessageMs;
 
     /** {@code nodeId} names the fetcher in the quorum's logs; the first endpoint tried is spread by it. */
+    private final TransportSecurity security;
+
     public MetadataFollower(int nodeId, List<InetSocketAddress> controllerEndpoints, Time time) {
+        this(nodeId, controllerEndpoints, time, TransportSecurity.plaintext());
+    }
+
+    /** {@code security}: plaintext or TLS to the controller.listener. */
+    public MetadataFollower(int nodeId, List<InetSocketAddress> controllerEndpoints, Time time, TransportSecurity security) {
+        this.security = security;
         if (controllerEndpoints.isEmpty()) {
             throw new IllegalArgumentException("no controller endpoints");
         }
@@ -135,7 +144,7 @@ public final class MetadataFollower implements Closeable {
         // Always over the network, even to this node's own controller: while it ran in-process, creates through that
         // node stalled ~1 s now and then (about the keep-alive period), and the stream was not ruled out as the cause.
         ManagedChannel channel = channels.computeIfAbsent(target.getHostString() + ":" + target.getPort(),
-            k -> NettyChannelBuilder.forAddress(target.getHostString(), target.getPort()).usePlaintext()
+            k -> security.secure(NettyChannelBuilder.forAddress(target.getHostString(), target.getPort()))
                 .maxInboundMessageSize(256 << 20).executor(thread).build());
         FetchMetadataRequest request = FetchMetadataRequest.newBuilder().setNodeId(nodeId).setFromIndex(image.index() + 1)
             .build();

@@ -92,7 +92,7 @@ public final class ControllerServer implements Closeable {
     private final LocalControllers localControllers;
 
     ControllerServer(String host, int port, QuorumServer quorum, MetadataStateMachine stateMachine, ActiveController active,
-                     MetadataStreams streams, int nodeId, LocalControllers localControllers) {
+                     MetadataStreams streams, int nodeId, LocalControllers localControllers, QuorumSecurity security) {
         this.localControllers = localControllers;
         this.quorum = quorum;
         this.stateMachine = stateMachine;
@@ -104,7 +104,10 @@ public final class ControllerServer implements Closeable {
             return t;
         });
         this.host = host;
-        this.server = NettyServerBuilder.forAddress(new InetSocketAddress(host, port)).addService(new Service())
+        // Only brokers and voters call this service: under mTLS, other principals are refused before reaching it.
+        // (This JVM's own broker calls the in-process copy below, which no network peer can reach.)
+        this.server = security.controller().secure(NettyServerBuilder.forAddress(new InetSocketAddress(host, port)))
+            .addService(security.controller().intercept(new Service().bindService(), security.nodePrincipals(), true))
             .maxInboundMessageSize(64 << 20).build();
     }
 

@@ -35,6 +35,7 @@ public final class QuorumConfig {
     private final long firstElectionTimeoutMaxMs;
     private final long requestTimeoutMs;
     private final int cachedEntries;
+    private final QuorumSecurity security;
 
     private QuorumConfig(Builder b) {
         this.nodeId = b.nodeId;
@@ -53,6 +54,7 @@ public final class QuorumConfig {
         this.firstElectionTimeoutMaxMs = b.firstElectionTimeoutMaxMs;
         this.requestTimeoutMs = b.requestTimeoutMs;
         this.cachedEntries = b.cachedEntries;
+        this.security = Objects.requireNonNull(b.security, "security");
         if (nodeId < 0) {
             throw new IllegalArgumentException("node.id must be >= 0");
         }
@@ -155,6 +157,11 @@ public final class QuorumConfig {
         return cachedEntries;
     }
 
+    /** TLS of the controller and quorum listeners; plaintext unless set. */
+    public QuorumSecurity security() {
+        return security;
+    }
+
     /** Fluent builder with the defaults documented on the getters. */
     public static final class Builder {
         private int nodeId = -1;
@@ -173,6 +180,7 @@ public final class QuorumConfig {
         private long firstElectionTimeoutMaxMs = 400;
         private long requestTimeoutMs = 3000;
         private int cachedEntries = 20_000;
+        private QuorumSecurity security = QuorumSecurity.PLAINTEXT;
 
         private Builder() {
         }
@@ -238,6 +246,11 @@ public final class QuorumConfig {
 
         public Builder cachedEntries(int v) {
             cachedEntries = v;
+            return this;
+        }
+
+        public Builder security(QuorumSecurity v) {
+            security = v;
             return this;
         }
 

@@ -79,7 +79,7 @@ public final class QuorumNode implements Closeable {
         ActiveController controller = new ActiveController(config.nodeId(), controllerConfig, config.clusterId(), quorum,
             stateMachine, time, new SecureRandom(), config.requestTimeoutMs() + 1000);
         ControllerServer server = new ControllerServer(config.controllerHost(), config.controllerPort(), quorum, stateMachine,
-            controller, streams, config.nodeId(), localControllers);
+            controller, streams, config.nodeId(), localControllers, config.security());
         try {
             server.start();
             server.setSelfEndpoint(config.nodeId(), config.controllerAdvertisedHost(), server.port());

@@ -19,7 +19,9 @@ import java.util.stream.Stream;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.grpc.GrpcTlsConfig;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.Message;
@@ -56,6 +58,7 @@ public final class QuorumServer implements Closeable {
     private final AtomicLong callIds = new AtomicLong();
     private volatile LongConsumer commitLatencyNanos = nanos -> { };
     private RaftProperties properties;
+    private Parameters parameters;
     private RaftServer server;
     private RaftServer.Division division;
 
@@ -110,11 +113,18 @@ public final class QuorumServer implements Closeable {
                 .setAddress(config.quorumHost() + ":" + config.quorumPort()).setStartupRole(RaftPeerRole.LISTENER).build());
         }
         RaftGroup group = RaftGroup.valueOf(groupId, peers);
+        parameters = rpcHooks.parameters();
+        QuorumSecurity security = config.security();
+        if (security.quorumTls() != null) {
+            // Ratis's shaded Netty takes the JDK managers as they are, so its links reload certificates as ours do.
+            GrpcConfigKeys.TLS.setConf(parameters, new GrpcTlsConfig(security.quorumTls().keyManager(),
+                security.quorumTls().trustManager(), security.quorumMutual()));
+        }
         server = RaftServer.newBuilder()
             .setServerId(peerId(config.nodeId()))
             .setGroup(group)
             .setProperties(properties)
-            .setParameters(rpcHooks.parameters())
+            .setParameters(parameters)
             .setStateMachine(stateMachine)
             .setOption(empty ? RaftStorage.StartupOption.FORMAT : RaftStorage.StartupOption.RECOVER)
             .build();
@@ -269,7 +279,7 @@ public final class QuorumServer implements Closeable {
         all.addAll(listeners());
         RaftGroup group = RaftGroup.valueOf(groupId, all.stream().distinct().toList());
         try (RaftClient client = RaftClient.newBuilder().setClientId(ClientId.randomId()).setRaftGroup(group)
-            .setLeaderId(division.getInfo().getLeaderId()).setProperties(properties)
+            .setLeaderId(division.getInfo().getLeaderId()).setProperties(properties).setParameters(parameters)
             .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20, TimeDuration.valueOf(200, TimeUnit.MILLISECONDS)))
             .build()) {
             RaftClientReply reply = client.admin().setConfiguration(newVoters, newListeners);

@@ -1,5 +1,6 @@
 package io.raftline.client.common.config;
 
+import io.raftline.common.tls.SecurityConfig;
 import io.raftline.common.config.ConfigDef;
 
 /** Keys shared by the producer, consumer and admin client, with Kafka's names and defaults. */
@@ -31,7 +32,7 @@ public final class CommonClientConfigs {
 
     /** Adds the keys every client has. */
     public static ConfigDef withCommon(ConfigDef def) {
-        return def
+        return SecurityConfig.defineClient(def)
             .defineRequired(BOOTSTRAP_SERVERS_CONFIG, ConfigDef.Type.LIST,
                 ConfigDef.all(ConfigDef.nonEmptyList(), ConfigDef.eachHostPort()), "",
                 "Comma-separated host:port pairs of brokers to learn the cluster from")

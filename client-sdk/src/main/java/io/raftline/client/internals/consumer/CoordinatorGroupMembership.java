@@ -82,7 +82,7 @@ public final class CoordinatorGroupMembership implements GroupMembership {
         }
         GroupMembershipConfig gc = GroupMembershipConfig.from(config);
         gc = new GroupMembershipConfig(gc.groupId(), clientId, gc.sessionTimeoutMs(), gc.heartbeatIntervalMs(),
-            gc.maxPollIntervalMs(), gc.requestTimeoutMs(), gc.retryBackoffMs());
+            gc.maxPollIntervalMs(), gc.requestTimeoutMs(), gc.retryBackoffMs(), gc.security());
         this.nextAutoCommitMs = time.milliseconds() + autoCommitIntervalMs;
         this.coordinator = new ConsumerCoordinator(gc, new Host(), new Listener(), assignors, time);
     }

@@ -1,5 +1,6 @@
 package io.raftline.client.internals.net;
 
+import io.raftline.grpc.TransportSecurity;
 import io.grpc.ManagedChannel;
 import io.grpc.MethodDescriptor;
 import io.grpc.netty.NettyChannelBuilder;
@@ -49,10 +50,15 @@ public final class BrokerConnection implements AutoCloseable {
 
     /** As {@link #BrokerConnection(String, int, String, int)}, timing produce and fetch requests in {@code metrics}. */
     public BrokerConnection(String host, int port, String clientId, int maxInboundBytes, RequestMetrics metrics) {
+        this(host, port, clientId, maxInboundBytes, metrics, TransportSecurity.plaintext());
+    }
+
+    /** As above, secured as {@code security} says (plaintext, or TLS verifying the broker's host name). */
+    public BrokerConnection(String host, int port, String clientId, int maxInboundBytes, RequestMetrics metrics,
+                            TransportSecurity security) {
         this.metrics = metrics;
         this.address = host + ":" + port;
-        this.channel = NettyChannelBuilder.forAddress(host, port)
-            .usePlaintext()
+        this.channel = security.secure(NettyChannelBuilder.forAddress(host, port))
             .flowControlWindow(FLOW_CONTROL_WINDOW_BYTES)
             .maxInboundMessageSize(maxInboundBytes)
             .withOption(ChannelOption.ALLOCATOR, TransportAllocator.channel())

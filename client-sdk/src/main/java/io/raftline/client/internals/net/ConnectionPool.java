@@ -1,5 +1,6 @@
 package io.raftline.client.internals.net;
 
+import io.raftline.grpc.TransportSecurity;
 import io.raftline.client.common.Node;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,6 +15,12 @@ public final class ConnectionPool implements AutoCloseable {
     private final RequestMetrics metrics;
     private final Map<String, BrokerConnection> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    private final TransportSecurity security;
+
+    /** How this pool's connections are secured, for the client's other channels to the same brokers. */
+    public TransportSecurity security() {
+        return security;
+    }
 
     /** @param maxInboundBytes the largest response a connection accepts */
     public ConnectionPool(String clientId, int maxInboundBytes) {
@@ -22,6 +29,12 @@ public final class ConnectionPool implements AutoCloseable {
 
     /** As {@link #ConnectionPool(String, int)}, with every connection timing its requests in {@code metrics}. */
     public ConnectionPool(String clientId, int maxInboundBytes, RequestMetrics metrics) {
+        this(clientId, maxInboundBytes, metrics, TransportSecurity.plaintext());
+    }
+
+    /** As above, every connection secured as {@code security} says (TLS from the client's ssl.* keys). */
+    public ConnectionPool(String clientId, int maxInboundBytes, RequestMetrics metrics, TransportSecurity security) {
+        this.security = security;
         this.clientId = clientId;
         this.maxInboundBytes = maxInboundBytes;
         this.metrics = metrics;
@@ -37,7 +50,8 @@ public final class ConnectionPool implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("The client is closed");
         }
-        return connections.computeIfAbsent(host + ":" + port, a -> new BrokerConnection(host, port, clientId, maxInboundBytes, metrics));
+        return connections.computeIfAbsent(host + ":" + port, a -> new BrokerConnection(host, port, clientId, maxInboundBytes, metrics,
+            security));
     }
 
     @Override

@@ -34,6 +34,11 @@ public final class GrpcErrors {
         if (status == null) {
             return new UnknownServerException("Call to " + address + " failed: " + cause, cause);
         }
+        String tls = tlsFailure(status);
+        if (tls != null) {
+            return new io.raftline.client.errors.AuthenticationException("authentication failed: broker " + address + ": " + tls,
+                cause);
+        }
         String text = "broker " + address + ": " + status.getCode()
             + (status.getDescription() == null ? "" : " (" + status.getDescription() + ")");
         return switch (status.getCode()) {
@@ -41,6 +46,24 @@ public final class GrpcErrors {
             case UNAVAILABLE, CANCELLED, ABORTED, RESOURCE_EXHAUSTED, UNKNOWN -> new BrokerNotAvailableException(text, cause);
             default -> new UnknownServerException(text, cause);
         };
+    }
+
+    /** What failed in a TLS handshake behind {@code status} (the JDK's own words), or null if none did. */
+    static String tlsFailure(Status status) {
+        if (status.getCode() != Status.Code.UNAVAILABLE) {
+            return null;
+        }
+        for (Throwable c = status.getCause(); c != null; c = c.getCause()) {
+            if (c instanceof javax.net.ssl.SSLException) {
+                Throwable root = c;
+                while (root.getCause() != null && root.getCause().getMessage() != null) {
+                    root = root.getCause();
+                }
+                String message = root.getMessage() != null ? root.getMessage() : c.getMessage();
+                return message == null ? c.getClass().getSimpleName() : message;
+            }
+        }
+        return null;
     }
 
     /** Strips the wrappers that futures add. */

@@ -136,7 +136,8 @@ final class CoordinatorLocator implements AutoCloseable {
     }
 
     private synchronized GroupChannel brokerChannel(Node b) {
-        return brokerChannels.computeIfAbsent(b.address(), a -> new GroupChannel(b.host(), b.port(), config.clientId()));
+        return brokerChannels.computeIfAbsent(b.address(), a -> new GroupChannel(b.host(), b.port(), config.clientId(),
+            config.security()));
     }
 
     /** Forgets the coordinator if {@code ch} is still the current channel: the next call looks it up again. */

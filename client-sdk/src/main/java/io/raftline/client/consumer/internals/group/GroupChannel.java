@@ -1,5 +1,6 @@
 package io.raftline.client.consumer.internals.group;
 
+import io.raftline.grpc.TransportSecurity;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
@@ -20,9 +21,9 @@ final class GroupChannel implements AutoCloseable {
     private final GroupServiceGrpc.GroupServiceBlockingStub stub;
     private final GroupServiceGrpc.GroupServiceStub asyncStub;
 
-    GroupChannel(String host, int port, String clientId) {
+    GroupChannel(String host, int port, String clientId, TransportSecurity security) {
         this.address = host + ":" + port;
-        this.channel = NettyChannelBuilder.forAddress(host, port).usePlaintext()
+        this.channel = security.secure(NettyChannelBuilder.forAddress(host, port))
             .userAgent(clientId.isEmpty() ? "raftline-consumer" : "raftline-consumer/" + clientId).build();
         this.stub = GroupServiceGrpc.newBlockingStub(channel);
         this.asyncStub = GroupServiceGrpc.newStub(channel);

@@ -1,5 +1,6 @@
 package io.raftline.client.consumer.internals.group;
 
+import io.raftline.grpc.TransportSecurity;
 import io.raftline.client.consumer.ConsumerConfig;
 import io.raftline.client.consumer.assignor.ConsumerPartitionAssignor;
 import io.raftline.client.errors.ConfigException;
@@ -18,7 +19,15 @@ import java.util.List;
  * @param retryBackoffMs      retry.backoff.ms
  */
 public record GroupMembershipConfig(String groupId, String clientId, int sessionTimeoutMs, int heartbeatIntervalMs,
-                                    int maxPollIntervalMs, int requestTimeoutMs, long retryBackoffMs) {
+                                    int maxPollIntervalMs, int requestTimeoutMs, long retryBackoffMs,
+                                    TransportSecurity security) {
+
+    /** Plaintext channels to the coordinator. */
+    public GroupMembershipConfig(String groupId, String clientId, int sessionTimeoutMs, int heartbeatIntervalMs,
+                                 int maxPollIntervalMs, int requestTimeoutMs, long retryBackoffMs) {
+        this(groupId, clientId, sessionTimeoutMs, heartbeatIntervalMs, maxPollIntervalMs, requestTimeoutMs, retryBackoffMs,
+            TransportSecurity.plaintext());
+    }
 
     public GroupMembershipConfig {
         if (groupId == null || groupId.isEmpty()) {
@@ -38,7 +47,8 @@ public record GroupMembershipConfig(String groupId, String clientId, int session
         return new GroupMembershipConfig(config.getString(ConsumerConfig.GROUP_ID_CONFIG),
             config.getString(ConsumerConfig.CLIENT_ID_CONFIG), config.getInt(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
             config.getInt(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG), config.getInt(ConsumerConfig.MAX_POLL_INTERVAL_MS_CONFIG),
-            config.getInt(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG), config.getLong(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG));
+            config.getInt(ConsumerConfig.REQUEST_TIMEOUT_MS_CONFIG), config.getLong(ConsumerConfig.RETRY_BACKOFF_MS_CONFIG),
+            io.raftline.client.internals.net.ClientSecurity.from(config));
     }
 
     /**
