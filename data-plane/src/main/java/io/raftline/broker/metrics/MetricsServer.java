@@ -62,8 +62,12 @@ public final class MetricsServer implements AutoCloseable {
             @Override
             public void configure(HttpsParameters params) {
                 SSLParameters ssl = tls.getDefaultSSLParameters();
-                ssl.setNeedClientAuth(clientAuth == SecurityConfig.ClientAuth.REQUIRED);
-                ssl.setWantClientAuth(clientAuth == SecurityConfig.ClientAuth.REQUESTED);
+                // one call only: each of the two setters clears what the other set
+                if (clientAuth == SecurityConfig.ClientAuth.REQUIRED) {
+                    ssl.setNeedClientAuth(true);
+                } else {
+                    ssl.setWantClientAuth(clientAuth == SecurityConfig.ClientAuth.REQUESTED);
+                }
                 params.setSSLParameters(ssl);
             }
         });

@@ -1,5 +1,6 @@
 package io.raftline.tests.cluster;
 
+import io.raftline.cli.command.dev.DevTls;
 import io.raftline.client.admin.Admin;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -37,6 +38,7 @@ public final class TestCluster implements AutoCloseable {
         private int controllers;
         private int brokers;
         private final Map<String, String> overrides = new LinkedHashMap<>();
+        private boolean tls;
         private String heap = "-Xmx256m";
 
         public Builder combined(int n) {
@@ -49,6 +51,15 @@ public final class TestCluster implements AutoCloseable {
             this.combined = 0;
             this.controllers = controllerCount;
             this.brokers = brokerCount;
+            return this;
+        }
+
+        /**
+         * TLS and mTLS on every listener and link, as {@code raftline dev --tls} sets them up ({@link DevTls}): a CA
+         * and certificates under the cluster's root; {@link #admin()} and {@link #clientProperties} use the admin's.
+         */
+        public Builder tls() {
+            tls = true;
             return this;
         }
 
@@ -101,6 +112,7 @@ public final class TestCluster implements AutoCloseable {
     private final Map<Integer, TestNode> nodes = new LinkedHashMap<>();
     private final String clusterId;
     private final Thread reaper;
+    private DevTls tls;
 
     private TestCluster(Builder spec) {
         this.spec = spec;
@@ -141,6 +153,15 @@ public final class TestCluster implements AutoCloseable {
             controllerEndpoints.add("127.0.0.1:" + nodes.get(id).controllerPort());
         }
         int brokerCount = (int) nodes.values().stream().filter(TestNode::isBroker).count();
+        if (spec.tls) {
+            try {
+                tls = DevTls.prepare(root, total, java.time.Instant.now());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            javax.net.ssl.SSLContext adminContext = tls.adminContext(java.time.Instant.now());
+            nodes.values().forEach(n -> n.useTls(adminContext));
+        }
         for (TestNode node : nodes.values()) {
             Map<String, String> props = new LinkedHashMap<>();
             props.put("quorum.voters", voters.toString());
@@ -149,6 +170,12 @@ public final class TestCluster implements AutoCloseable {
             props.put("offsets.topic.replication.factor", Integer.toString(Math.min(3, brokerCount)));
             props.put("offsets.topic.num.partitions", "5");
             props.put("group.initial.rebalance.delay.ms", "0");
+            if (tls != null) {
+                tls.serverProperties(node.id()).lines().forEach(line -> {
+                    int eq = line.indexOf('=');
+                    props.put(line.substring(0, eq), line.substring(eq + 1));
+                });
+            }
             props.putAll(spec.overrides);
             node.writeConfig(props);
             node.format(clusterId);
@@ -217,10 +244,22 @@ public final class TestCluster implements AutoCloseable {
     public Properties clientProperties(String... keyValues) {
         Properties props = new Properties();
         props.setProperty("bootstrap.servers", bootstrap());
+        if (tls != null) {
+            try (java.io.Reader r = Files.newBufferedReader(tls.clientProperties())) {
+                props.load(r);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
         for (int i = 0; i + 1 < keyValues.length; i += 2) {
             props.setProperty(keyValues[i], keyValues[i + 1]);
         }
         return props;
+    }
+
+    /** The cluster's TLS (CA, certificates, the admin's client.properties), or null without {@link Builder#tls()}. */
+    public DevTls tls() {
+        return tls;
     }
 
     public TestNode node(int id) {

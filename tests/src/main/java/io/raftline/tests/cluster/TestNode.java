@@ -19,6 +19,8 @@ public final class TestNode {
     /** In a config value given to the cluster builder: replaced by each node's own directory. */
     public static final String NODE_DIR = "{node.dir}";
 
+    private volatile javax.net.ssl.SSLContext tls;
+
     private final int id;
     private final Path dir;
     private final boolean controller;
@@ -176,6 +178,20 @@ public final class TestNode {
         return process == null ? -1 : process.pid();
     }
 
+    /** With TLS on the metrics listener: HTTPS with the admin's certificate. */
+    void useTls(javax.net.ssl.SSLContext context) {
+        this.tls = context;
+    }
+
+    private HttpURLConnection open(String path) throws IOException {
+        HttpURLConnection c = (HttpURLConnection) URI.create((tls == null ? "http" : "https") + "://127.0.0.1:" + metricsPort
+            + path).toURL().openConnection();
+        if (c instanceof javax.net.ssl.HttpsURLConnection https) {
+            https.setSSLSocketFactory(tls.getSocketFactory());
+        }
+        return c;
+    }
+
     /** GET /ready on the metrics listener is 200. */
     public boolean isReady() {
         return httpStatus("/ready") == 200;
@@ -189,8 +205,7 @@ public final class TestNode {
     /** The body of GET /metrics. */
     public String scrapeMetrics() {
         try {
-            HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + metricsPort + "/metrics").toURL()
-                .openConnection();
+            HttpURLConnection c = open("/metrics");
             c.setConnectTimeout(1000);
             c.setReadTimeout(5000);
             try {
@@ -205,8 +220,7 @@ public final class TestNode {
 
     int httpStatus(String path) {
         try {
-            HttpURLConnection c = (HttpURLConnection) URI.create("http://127.0.0.1:" + metricsPort + path).toURL()
-                .openConnection();
+            HttpURLConnection c = open(path);
             c.setConnectTimeout(500);
             c.setReadTimeout(2000);
             try {

@@ -105,6 +105,65 @@ class DistributionIT {
         assertThat(dev.exitValue()).isZero();
     }
 
+    /**
+     * {@code raftline dev --tls}: TLS and mTLS on every listener; cluster.json names the admin's client config, with
+     * which the CLI works, while the same command without it is refused; {@code certs issue --ca-dir DIR/tls} adds
+     * a client certificate the cluster accepts.
+     */
+    @Test
+    void devWithTlsTakesRecordsOnlyOverTls() throws Exception {
+        int basePort = 20000 + (int) ((ProcessHandle.current().pid() + 1) % 2000) * 10;
+        Path dir = tmp.resolve("dev-tls");
+        ProcessBuilder pb = new ProcessBuilder(raftline().toString(), "dev", "--tls", "--nodes", "1", "--dir", dir.toString(),
+            "--base-port", Integer.toString(basePort));
+        pb.environment().put("RAFTLINE_HEAP_OPTS", "-Xmx256m");
+        pb.redirectError(tmp.resolve("dev-tls.err").toFile());
+        Process dev = pb.start();
+        try {
+            BufferedReader devOut = new BufferedReader(new InputStreamReader(dev.getInputStream(), StandardCharsets.UTF_8));
+            String bootstrap = devOut.readLine();
+            assertThat(bootstrap).as("dev's stdout line; stderr: %s", Files.readString(tmp.resolve("dev-tls.err")))
+                .isEqualTo("127.0.0.1:" + basePort);
+            JsonNode cluster = new ObjectMapper().readTree(dir.resolve("cluster.json").toFile());
+            assertThat(cluster.get("tls").asBoolean()).isTrue();
+            String config = cluster.get("clientConfig").asText();
+            assertThat(Path.of(config)).isEqualTo(dir.toAbsolutePath().resolve("client.properties"));
+
+            String b = "--bootstrap-server=" + bootstrap;
+            Run create = run("", "topics", "create", "--topic", "secure", "--partitions", "1", "--replication-factor", "1", b,
+                "--command-config", config);
+            assertThat(create.code()).as(create.err()).isZero();
+            Run produce = run("one\ntwo\n", "produce", "--topic", "secure", b, "--command-config", config);
+            assertThat(produce.code()).as(produce.err()).isZero();
+
+            Path plain = tmp.resolve("plain.properties");
+            Files.writeString(plain, "default.api.timeout.ms=5000\n");
+            Run refused = run("", "topics", "list", b, "--command-config", plain.toString());
+            assertThat(refused.code()).as(refused.err()).isEqualTo(1);
+            assertThat(refused.err()).startsWith("error: ");
+
+            Run issue = run("", "certs", "issue", "--ca-dir", dir.resolve("tls").toString(), "--name", "app",
+                "--out-dir", tmp.resolve("app").toString());
+            assertThat(issue.code()).as(issue.err()).isZero();
+            Path app = tmp.resolve("app.properties");
+            Files.writeString(app, "security.protocol=SSL\nssl.truststore.location=" + dir.resolve("tls/ca.pem")
+                + "\nssl.certificate.location=" + tmp.resolve("app/app.pem") + "\nssl.key.location=" + tmp.resolve("app/app.key")
+                + "\n");
+            Run consume = run("", "consume", "--topic", "secure", "--from-beginning", "--max-messages", "2", b,
+                "--command-config", app.toString());
+            assertThat(consume.code()).as(consume.err()).isZero();
+            assertThat(consume.out()).isEqualTo("one\ntwo\n");
+        } finally {
+            dev.destroy();
+            boolean exited = dev.waitFor(30, TimeUnit.SECONDS);
+            if (!exited) {
+                dev.destroyForcibly();
+            }
+            assertThat(exited).as("dev stops within 30 s of SIGTERM").isTrue();
+        }
+        assertThat(dev.exitValue()).isZero();
+    }
+
     @Test
     void theTarballCarriesReadmeLicenseAndANoticeOfEveryBundledJar() throws Exception {
         Path dist = distDir();

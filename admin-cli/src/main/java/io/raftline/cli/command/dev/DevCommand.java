@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -31,7 +32,8 @@ import picocli.CommandLine.Option;
 @Command(name = "dev", mixinStandardHelpOptions = true,
     description = "Runs a local cluster (broker+controller in each node) on 127.0.0.1 until Ctrl-C.",
     footer = {"", "Node i listens on P+10(i-1) (broker), +1 (quorum), +2 (controller), +3 (metrics);",
-        "its files live in DIR/node-i/.", "", "Examples:", "  raftline dev", "  raftline dev --nodes 1 --dir /tmp/rl"})
+        "its files live in DIR/node-i/.", "", "Examples:", "  raftline dev", "  raftline dev --nodes 1 --dir /tmp/rl",
+        "  raftline dev --tls --dir /tmp/rl   (then: raftline topics list --command-config /tmp/rl/client.properties)"})
 public final class DevCommand implements Callable<Integer> {
 
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(120);
@@ -50,6 +52,10 @@ public final class DevCommand implements Callable<Integer> {
         description = "The first node's broker port (default: ${DEFAULT-VALUE}).")
     int basePort;
 
+    @Option(names = "--tls", description = "TLS and mTLS on every listener and link: a CA and certificates in DIR/tls/, "
+        + "and DIR/client.properties (the admin principal User:admin) for --command-config.")
+    boolean tls;
+
     @Override
     public Integer call() throws Exception {
         if (nodes < 1 || nodes > 9) {
@@ -67,7 +73,8 @@ public final class DevCommand implements Callable<Integer> {
         DevLayout layout = new DevLayout(root, nodes, basePort);
         layout.checkCompatible();
         checkPortsFree(layout);
-        String clusterId = layout.prepare(home);
+        String clusterId = layout.prepare(home, tls);
+        SSLContext adminTls = tls ? layout.tls().adminContext(java.time.Instant.now()) : null;
 
         List<DevNode> started = new ArrayList<>();
         CountDownLatch stop = new CountDownLatch(1);
@@ -80,7 +87,7 @@ public final class DevCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(hook);
 
         for (int i = 1; i <= nodes; i++) {
-            DevNode node = DevNode.start(home, layout, i);
+            DevNode node = DevNode.start(home, layout, i, adminTls);
             started.add(node);
             err.println("started node " + i + " (pid " + node.pid() + "), logs in " + layout.nodeDir(i).resolve("logs"));
         }
@@ -149,6 +156,10 @@ public final class DevCommand implements Callable<Integer> {
         var doc = Json.object();
         doc.put("clusterId", clusterId);
         doc.put("bootstrap", layout.bootstrap());
+        if (layout.tls() != null) {
+            doc.put("tls", true);
+            doc.put("clientConfig", layout.tls().clientProperties().toString());
+        }
         var array = doc.putArray("nodes");
         for (DevNode node : started) {
             int i = node.id();

@@ -19,6 +19,7 @@ final class DevLayout {
     private final Path root;
     private final int nodes;
     private final int basePort;
+    private DevTls tls;
 
     DevLayout(Path root, int nodes, int basePort) {
         this.root = root;
@@ -91,6 +92,12 @@ final class DevLayout {
      * the first time. Returns the cluster id.
      */
     String prepare(Path home) throws IOException, InterruptedException {
+        return prepare(home, false);
+    }
+
+    /** As {@link #prepare(Path)}; with {@code withTls}, TLS and mTLS on every listener ({@link DevTls}). */
+    String prepare(Path home, boolean withTls) throws IOException, InterruptedException {
+        tls = withTls ? DevTls.prepare(root, nodes, java.time.Instant.now()) : null;
         Properties dev = readDev();
         boolean fresh = dev == null;
         String clusterId;
@@ -154,6 +161,12 @@ final class DevLayout {
             + "offsets.topic.replication.factor=" + rf + "\n"
             + "min.insync.replicas=1\n"
             // As Kafka's shipped development config: a lone consumer starts at once instead of waiting 3 s.
-            + "group.initial.rebalance.delay.ms=0\n";
+            + "group.initial.rebalance.delay.ms=0\n"
+            + (tls == null ? "" : tls.serverProperties(i));
+    }
+
+    /** The TLS set up by {@link #prepare(Path, boolean)}, or null. */
+    DevTls tls() {
+        return tls;
     }
 }

@@ -2,6 +2,8 @@ package io.raftline.cli.command.dev;
 
 import java.io.IOException;
 import java.net.HttpURLConnection;
+import javax.net.ssl.HttpsURLConnection;
+import javax.net.ssl.SSLContext;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,8 +18,10 @@ final class DevNode {
     private final Path config;
     private final Path logFile;
     private final int metricsPort;
+    private final SSLContext tls;
 
-    private DevNode(int id, Process process, Path config, Path logFile, int metricsPort) {
+    private DevNode(int id, Process process, Path config, Path logFile, int metricsPort, SSLContext tls) {
+        this.tls = tls;
         this.id = id;
         this.process = process;
         this.config = config;
@@ -25,7 +29,8 @@ final class DevNode {
         this.metricsPort = metricsPort;
     }
 
-    static DevNode start(Path home, DevLayout layout, int i) throws IOException {
+    /** {@code tls}: how to reach the node's HTTPS metrics listener, or null for HTTP. */
+    static DevNode start(Path home, DevLayout layout, int i, SSLContext tls) throws IOException {
         Path logs = layout.nodeDir(i).resolve("logs");
         Path console = logs.resolve("console.out");
         ProcessBuilder builder = new ProcessBuilder(List.of(home.resolve("bin/raftline").toString(), "server",
@@ -36,7 +41,7 @@ final class DevNode {
         builder.environment().put("RAFTLINE_LOG_DIR", logs.toString());
         Process process = builder.start();
         process.getOutputStream().close();
-        return new DevNode(i, process, layout.configFile(i), logs.resolve("server.log"), layout.metricsPort(i));
+        return new DevNode(i, process, layout.configFile(i), logs.resolve("server.log"), layout.metricsPort(i), tls);
     }
 
     int id() {
@@ -66,8 +71,11 @@ final class DevNode {
     /** The node's /ready: caught up with the metadata and, as a broker, unfenced. */
     boolean isReady() {
         try {
-            HttpURLConnection connection = (HttpURLConnection) URI.create("http://127.0.0.1:" + metricsPort + "/ready")
-                .toURL().openConnection();
+            HttpURLConnection connection = (HttpURLConnection) URI.create((tls == null ? "http" : "https")
+                + "://127.0.0.1:" + metricsPort + "/ready").toURL().openConnection();
+            if (connection instanceof HttpsURLConnection https) {
+                https.setSSLSocketFactory(tls.getSocketFactory());
+            }
             connection.setConnectTimeout(500);
             connection.setReadTimeout(1000);
             try {
