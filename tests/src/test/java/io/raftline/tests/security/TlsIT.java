@@ -49,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  * (in-process, {@code --command-config} the admin's client.properties) produces and consumes over it; a plaintext
  * client is refused on the broker, controller, quorum and metrics listeners; certificates from another CA, expired
  * ones, and a client claiming a replica id are refused; a node certificate replaced on disk is served without a
- * restart.
+ * restart; {@code perf produce} and {@code perf consume} run over TLS with the same file.
  */
 @Timeout(600)
 class TlsIT {
@@ -113,6 +113,18 @@ class TlsIT {
         TestCluster.await(() -> cli.json("topics", "describe", "--topic", "tls-orders", "--command-config",
                 adminConfig.toString()).path("partitions").findValues("isr").stream().allMatch(isr -> isr.size() == 3),
             SETTLE, "every replica of tls-orders in the ISR");
+    }
+
+    @Test
+    void perfProducesAndConsumesOverTls() {
+        ok(cli.run("topics", "create", "--topic", "tls-perf", "--partitions", "1", "--replication-factor", "3",
+            "--command-config", adminConfig.toString()));
+        Cli.Result produced = cli.run("perf", "produce", "--topic", "tls-perf", "--num-records", "2000", "--record-size", "100",
+            "--throughput", "-1", "--acks", "all", "--command-config", adminConfig.toString());
+        ok(produced);
+        Cli.Result consumed = cli.run("perf", "consume", "--topic", "tls-perf", "--messages", "2000",
+            "--command-config", adminConfig.toString());
+        ok(consumed);
     }
 
     @Test
