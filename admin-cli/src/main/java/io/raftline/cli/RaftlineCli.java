@@ -13,6 +13,7 @@ import io.raftline.cli.command.ReassignCommand;
 import io.raftline.cli.command.TopicsCommand;
 import io.raftline.cli.command.dev.DevCommand;
 import io.raftline.cli.command.perf.PerfCommand;
+import io.raftline.cli.command.top.TopCommand;
 import io.raftline.cli.command.verify.VerifyCommand;
 import io.raftline.common.Version;
 import java.io.InputStream;
@@ -47,6 +48,7 @@ import picocli.CommandLine.Command;
         ConsumeCommand.class,
         PerfCommand.class,
         VerifyCommand.class,
+        TopCommand.class,
         CommandLine.HelpCommand.class,
     })
 public final class RaftlineCli implements Callable<Integer> {
