@@ -25,11 +25,12 @@ import java.util.concurrent.TimeoutException;
  * (a partition's offsets come from its leader, a group's lag is the high watermark minus the committed offset).
  *
  * <p>Taken with {@link #fetch}: a broker that does not answer within the bound leaves its replicas' offsets null,
- * a group whose coordinator does not answer carries the error instead of its members, so one dead broker never
- * hides the rest of the cluster.
+ * a group whose coordinator does not answer carries the error instead of its members, and when the groups cannot be
+ * listed at all {@code groupsError} says why (and {@code groups} is empty), so one dead broker never hides the rest
+ * of the cluster.
  */
 public record ClusterOverview(String clusterId, int controllerId, List<BrokerDescription> brokers, QuorumInfo quorum,
-                              List<TopicView> topics, List<GroupView> groups) {
+                              List<TopicView> topics, List<GroupView> groups, String groupsError) {
 
     public ClusterOverview {
         brokers = List.copyOf(brokers);
@@ -147,8 +148,15 @@ public record ClusterOverview(String clusterId, int controllerId, List<BrokerDes
                 }
             }
         }
-        List<GroupView> groups = groups(admin, highWatermarks, callTimeout);
-        return new ClusterOverview(clusterId, controller == null ? -1 : controller.id(), brokers, quorum, topics, groups);
+        List<GroupView> groups = List.of();
+        String groupsError = null;
+        try {
+            groups = groups(admin, highWatermarks, callTimeout);
+        } catch (IllegalStateException e) {
+            groupsError = e.getMessage();
+        }
+        return new ClusterOverview(clusterId, controller == null ? -1 : controller.id(), brokers, quorum, topics, groups,
+            groupsError);
     }
 
     private static Map<TopicPartition, Map<Integer, ReplicaLogInfo>> replicaLogs(Admin admin, Collection<Integer> brokers,

@@ -68,14 +68,14 @@ final class ConsoleBackend implements AutoCloseable {
 
     /** The cluster as last read, at most {@link #OVERVIEW_TTL_MS} old. */
     synchronized ClusterOverview overview() {
-        long now = time.milliseconds();
-        if (cached == null || now - cachedAtMs >= OVERVIEW_TTL_MS) {
+        if (cached == null || time.milliseconds() - cachedAtMs >= OVERVIEW_TTL_MS) {
             try {
                 cached = ClusterOverview.fetch(admin(), BROKER_TIMEOUT, CALL_TIMEOUT);
             } catch (IllegalStateException e) {
                 throw new ConsoleException(503, "cannot read the cluster: " + e.getMessage(), e);
             }
-            cachedAtMs = now;
+            // aged from when the read ended: requests that queued behind a slow read take its result
+            cachedAtMs = time.milliseconds();
         }
         return cached;
     }

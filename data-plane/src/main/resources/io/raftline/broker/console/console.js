@@ -202,6 +202,7 @@
 
   function groupsPage(o) {
     return [el('h2', { text: 'Consumer groups' }),
+      o.groupsError ? el('p', { class: 'form-result error', id: 'groups-error', text: 'cannot list the groups: ' + o.groupsError }) : '',
       table('groups', ['group', 'state', 'coordinator', 'members', 'total lag', 'trend'], o.groups.map(g => {
         const h = state.lag[g.group] ? state.lag[g.group].total : [];
         return el('tr', { 'data-group': g.group }, [el('td', {}, [link(groupHref(g.group), g.group)]), td(g.state, 'c-state'),
@@ -217,7 +218,7 @@
     const out = [el('h2', { id: 'group-name', text: 'Group ' + g.group }),
       el('p', { id: 'group-summary', text: 'state ' + g.state + ', coordinator ' + g.coordinator + ', protocol '
         + text(g.protocol) + ', total lag ' + g.totalLag })];
-    if (g.error) out.push(el('p', { class: 'form-result error', text: g.error }));
+    if (g.error) out.push(el('p', { class: 'form-result error', id: 'group-error', text: g.error }));
     out.push(el('h3', { text: 'Members' }),
       table('members', ['member', 'client id', 'host', 'assignment'], g.members.map(m =>
         el('tr', { 'data-member': m.memberId }, [td(m.memberId), td(m.clientId), td(m.host),
@@ -452,7 +453,9 @@
     state.route = parseRoute();
     await refresh();
     onRoute();
-    setInterval(refresh, state.session.refreshMs);
+    // the next read starts a refresh interval after the last one ended, so a slow cluster never piles reads up
+    const loop = async () => { await refresh(); setTimeout(loop, state.session.refreshMs); };
+    setTimeout(loop, state.session.refreshMs);
   }
 
   start();

@@ -119,6 +119,9 @@ public final class TopCommand implements Callable<Integer> {
         }
         ArrayNode under = doc.putArray("underReplicated");
         now.partitions().stream().filter(PartitionView::underReplicated).forEach(p -> partition(under.addObject(), p));
+        if (now.groupsError() != null) {
+            doc.put("groupsError", now.groupsError());
+        }
         ArrayNode groups = doc.putArray("groups");
         now.groups().forEach(g -> {
             ObjectNode o = groups.addObject().put("group", g.group()).put("state", g.state()).put("coordinator", g.coordinator())

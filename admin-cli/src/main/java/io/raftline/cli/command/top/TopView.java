@@ -107,7 +107,8 @@ public final class TopView {
         }
 
         out.println();
-        out.println("GROUP LAG" + (now.groups().isEmpty() ? ": no groups" : ""));
+        out.println("GROUP LAG" + (now.groupsError() != null ? ": cannot list the groups: " + now.groupsError()
+            : now.groups().isEmpty() ? ": no groups" : ""));
         if (!now.groups().isEmpty()) {
             Table g = new Table("GROUP", "STATE", "COORDINATOR", "MEMBERS", "LAG", "MOST-LAGGING");
             now.groups().stream().sorted(Comparator.comparingLong(GroupView::totalLag).reversed().thenComparing(GroupView::group))

@@ -29,7 +29,7 @@ class TopViewTest {
             new TopicView("b", "id-b", false, List.of(partition("b", 0, b0, b0Isr))));
         List<GroupView> groups = List.of(new GroupView("g1", "Stable", 1, "range", List.of(),
             List.of(new GroupOffset("a", 0, 5L, a0, a0 - 5), new GroupOffset("a", 1, null, a1, null)), a0 - 5, null));
-        return new ClusterOverview("cid", 1, brokers, quorum, topics, groups);
+        return new ClusterOverview("cid", 1, brokers, quorum, topics, groups, null);
     }
 
     @Test
