@@ -26,7 +26,7 @@
     const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
     let i = 0; let v = n;
     while (v >= 1024 && i < units.length - 1) { v /= 1024; i++; }
-    return (i === 0 ? v : v.toFixed(1)) + ' ' + units[i];
+    return (i === 0 ? Math.round(v) : v.toFixed(1)) + ' ' + units[i];
   }
   function table(id, headers, rows) {
     return el('table', { id: id }, [
@@ -217,7 +217,7 @@
     const h = state.lag[g.group] || { total: [], parts: {} };
     const out = [el('h2', { id: 'group-name', text: 'Group ' + g.group }),
       el('p', { id: 'group-summary', text: 'state ' + g.state + ', coordinator ' + g.coordinator + ', protocol '
-        + text(g.protocol) + ', total lag ' + g.totalLag })];
+        + (g.protocol || '–') + ', total lag ' + g.totalLag })];
     if (g.error) out.push(el('p', { class: 'form-result error', id: 'group-error', text: g.error }));
     out.push(el('h3', { text: 'Members' }),
       table('members', ['member', 'client id', 'host', 'assignment'], g.members.map(m =>
@@ -264,7 +264,7 @@
     const s = series();
     const last = (arr) => arr.length ? arr[arr.length - 1] : null;
     const wrap = [el('h2', { text: 'Node ' + state.session.nodeId + ': throughput and request latency' }),
-      el('p', { id: 'rates', text: 'now: ' + bytes(last(s.bin)) + '/s in, ' + bytes(last(s.bout)) + '/s out, '
+      el('p', { id: 'rates', 'data-points': s.xs.length, text: 'now: ' + bytes(last(s.bin)) + '/s in, ' + bytes(last(s.bout)) + '/s out, '
         + (last(s.min) === null ? '–' : last(s.min).toFixed(1)) + ' records/s in' }),
       el('div', { id: 'chart-throughput', class: 'chart' }), el('div', { id: 'chart-latency', class: 'chart' })];
     return wrap;
