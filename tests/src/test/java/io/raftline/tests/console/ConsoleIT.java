@@ -437,6 +437,21 @@ class ConsoleIT {
         assertThat(three.out()).contains("records/s over the last");
     }
 
+    /** docs/console.md shows only commands that work: each line of its `raftline top` block runs and exits 0. */
+    @Test
+    @Order(8)
+    void theDocsTopCommandsRun() throws IOException {
+        String doc = Files.readString(Path.of("..", "docs", "console.md"), StandardCharsets.UTF_8);
+        String block = doc.substring(doc.indexOf("## `raftline top`"));
+        block = block.substring(block.indexOf("```\n") + 4);
+        block = block.substring(0, block.indexOf("```"));
+        List<String> commands = block.lines().filter(l -> !l.isBlank()).toList();
+        assertThat(commands).isNotEmpty().allMatch(l -> l.startsWith("raftline top"));
+        for (String line : commands) {
+            ok(cli.run(line.substring("raftline ".length()).split(" ")));
+        }
+    }
+
     @Test
     @Order(9)
     void aKilledBrokerTurnsThePartitionsUnderReplicatedInThePageAndInTop() throws IOException {
