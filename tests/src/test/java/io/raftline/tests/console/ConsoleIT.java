@@ -237,6 +237,7 @@ class ConsoleIT {
             String summary = driver.findElement(By.id("quorum-summary")).getText();
             return summary.startsWith("leader " + quorum.get("leaderId").asInt() + ", term ") ? null : "quorum: " + summary;
         }, PAGE, "the overview to show the CLI's brokers and quorum");
+        assertThat(driver.findElement(By.tagName("h2")).getText()).isEqualTo("Cluster " + cluster.clusterId());
         long leaders = rows("brokers").stream().mapToLong(r -> Long.parseLong((String) r.get("c-leaders"))).sum();
         assertThat(leaders).as("leaderships over all brokers").isPositive();
         screenshot("overview");
@@ -417,7 +418,9 @@ class ConsoleIT {
         }
         long expectedLag = lag;
         assertThat(frame.out().lines()).anyMatch(l -> l.matches(GROUP + "\\s+Empty\\s+\\d+\\s+0\\s+" + expectedLag + "\\s+.*"));
+        assertThat(frame.out()).startsWith("raftline top - cluster " + cluster.clusterId() + ", controller ");
         JsonNode top = cli.json("top", "--once");
+        assertThat(top.get("clusterId").asText()).isEqualTo(cluster.clusterId());
         JsonNode brokers = cli.json("brokers", "list");
         assertThat(top.get("brokers").size()).isEqualTo(brokers.get("brokers").size());
         for (int i = 0; i < brokers.get("brokers").size(); i++) {
