@@ -14,6 +14,7 @@ import io.raftline.cli.command.TopicsCommand;
 import io.raftline.cli.command.certs.CertsCommand;
 import io.raftline.cli.command.dev.DevCommand;
 import io.raftline.cli.command.perf.PerfCommand;
+import io.raftline.cli.command.top.TopCommand;
 import io.raftline.cli.command.verify.VerifyCommand;
 import io.raftline.common.Version;
 import java.io.InputStream;
@@ -49,6 +50,7 @@ import picocli.CommandLine.Command;
         PerfCommand.class,
         VerifyCommand.class,
         CertsCommand.class,
+        TopCommand.class,
         CommandLine.HelpCommand.class,
     })
 public final class RaftlineCli implements Callable<Integer> {

@@ -5,6 +5,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.raftline.metadata.client.LocalControllers;
 import io.raftline.broker.config.ServerConfig;
+import io.raftline.broker.console.ConsoleHandler;
 import io.raftline.broker.metrics.MetricsServer;
 import io.raftline.common.SystemTime;
 import io.raftline.common.Time;
@@ -33,6 +34,7 @@ public final class RaftlineNode {
     private final Time time = SystemTime.INSTANCE;
     private MetricsServer metricsServer;
     private NodeSecurity security;
+    private ConsoleHandler console;
     private volatile QuorumNode quorum;
     private volatile BrokerServer broker;
     /** This process's controller listeners, which its broker calls in-process. */
@@ -55,6 +57,9 @@ public final class RaftlineNode {
             throw new UncheckedIOException("cannot listen on metrics.listener " + config.metricsListener() + ": "
                 + e.getMessage(), e);
         }
+        console = new ConsoleHandler(config.nodeId(), config.getBoolean(ServerConfig.CONSOLE_ADMIN_ENABLED), registry,
+            this::consoleBootstrap, time);
+        metricsServer.addContext("/ui", console);
         metricsServer.start();
         if (config.isController()) {
             quorum = QuorumRole.start(config, clusterId, time, registry, localControllers, security);
@@ -65,6 +70,24 @@ public final class RaftlineNode {
             b.startup();
         }
         LOG.info("node {} started", config.nodeId());
+    }
+
+    /**
+     * Brokers for the console to ask the cluster through: this node's own broker listener, or on a controller-only
+     * node the brokers registered in its metadata image; null while it knows none.
+     */
+    String consoleBootstrap() {
+        if (config.isBroker()) {
+            return config.brokerAdvertisedListener().toString();
+        }
+        QuorumNode q = quorum;
+        if (q == null) {
+            return null;
+        }
+        return q.image().brokers().values().stream()
+            .flatMap(b -> b.endpoint("broker").stream())
+            .map(e -> e.getHost() + ":" + e.getPort())
+            .collect(java.util.stream.Collectors.joining(","));
     }
 
     /** Null when ready; otherwise why not (for /ready). */
@@ -100,6 +123,9 @@ public final class RaftlineNode {
         }
         if (metricsServer != null) {
             metricsServer.close();
+        }
+        if (console != null) {
+            console.close();
         }
         registry.close();
         LOG.info("node {} stopped", config.nodeId());

@@ -51,6 +51,7 @@ public final class ServerConfig {
     public static final String QUORUM_LISTENER = "quorum.listener";
     public static final String CONTROLLER_LISTENER = "controller.listener";
     public static final String METRICS_LISTENER = "metrics.listener";
+    public static final String CONSOLE_ADMIN_ENABLED = "console.admin.enabled";
     public static final String QUORUM_VOTERS = "quorum.voters";
     public static final String CONTROLLER_BOOTSTRAP_SERVERS = "controller.bootstrap.servers";
     public static final String BROKER_RACK = "broker.rack";
@@ -77,7 +78,7 @@ public final class ServerConfig {
         .define(CONTROLLER_LISTENER, HOST_PORT, HostPort.parse("0.0.0.0:9094"), null, "listeners",
             "Where a quorum node serves brokers: registration, heartbeats, AlterPartition, metadata fetch (gRPC).")
         .define(METRICS_LISTENER, HOST_PORT, HostPort.parse("0.0.0.0:9095"), null, "listeners",
-            "HTTP: /metrics (Prometheus), /health, /ready.")
+            "HTTP: /metrics (Prometheus), /health, /ready, and the web console at /ui/.")
         // The quorum
         .define(QUORUM_VOTERS, STRING, "", ConfigDef.parses(QuorumVoters::parse), "quorum",
             "The voters as id@host:port of their quorum.listener, comma-separated. Seeds the quorum's first start; "
@@ -195,7 +196,11 @@ public final class ServerConfig {
         .define("group.initial.rebalance.delay.ms", INT, 3000, atLeast(0), "groups",
             "Wait this long for more members when an empty group gets its first.")
         .define("group.min.session.timeout.ms", INT, 6000, atLeast(1), "groups", "Smallest session timeout a consumer may ask for.")
-        .define("group.max.session.timeout.ms", INT, 1_800_000, atLeast(1), "groups", "Largest session timeout a consumer may ask for."),
+        .define("group.max.session.timeout.ms", INT, 1_800_000, atLeast(1), "groups", "Largest session timeout a consumer may ask for.")
+        // Console
+        .define(CONSOLE_ADMIN_ENABLED, BOOLEAN, false, null, "console",
+            "Let the web console at /ui/ create topics, elect preferred leaders and reset group offsets (each form "
+                + "carries a CSRF token). Off: the console is read-only.")),
         "security");
 
     private final Map<String, String> originals;

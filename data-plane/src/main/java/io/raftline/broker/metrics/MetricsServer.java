@@ -1,6 +1,7 @@
 package io.raftline.broker.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import com.sun.net.httpserver.HttpsConfigurator;
 import com.sun.net.httpserver.HttpsParameters;
@@ -19,9 +20,14 @@ import javax.net.ssl.SSLParameters;
 /**
  * The node's HTTP endpoint on {@code metrics.listener}: {@code /metrics} (Prometheus text), {@code /health}
  * (200 while the process is up) and {@code /ready} (200 once the node has caught up with the metadata and, for
- * a broker, is unfenced; 503 with the reason otherwise).
+ * a broker, is unfenced; 503 with the reason otherwise), and whatever else the node adds with {@link #addContext}
+ * (the web console under {@code /ui/}). A few threads serve it, so that a console page waiting on the cluster never
+ * holds up a scrape.
  */
 public final class MetricsServer implements AutoCloseable {
+
+    /** Threads serving requests: a scrape and the console's reads of the cluster may run at once. */
+    static final int THREADS = 4;
 
     private final HttpServer server;
 
@@ -37,7 +43,7 @@ public final class MetricsServer implements AutoCloseable {
     public MetricsServer(InetSocketAddress address, PrometheusMeterRegistry registry, Supplier<String> notReadyReason,
                          SSLContext tls, SecurityConfig.ClientAuth clientAuth) throws IOException {
         server = tls == null ? HttpServer.create(address, 16) : https(address, tls, clientAuth);
-        server.setExecutor(Executors.newSingleThreadExecutor(r -> {
+        server.setExecutor(Executors.newFixedThreadPool(THREADS, r -> {
             Thread t = new Thread(r, "metrics-http");
             t.setDaemon(true);
             return t;
@@ -72,6 +78,11 @@ public final class MetricsServer implements AutoCloseable {
             }
         });
         return https;
+    }
+
+    /** Serves {@code path} and everything under it with {@code handler}. */
+    public void addContext(String path, HttpHandler handler) {
+        server.createContext(path, handler);
     }
 
     public void start() {

@@ -65,6 +65,7 @@ public final class BrokerRpcService extends DataPlaneRpc {
     private final boolean autoCreateTopics;
     private final ServedImage served;
     private final ServedImage applied;
+    private final String clusterId;
 
     /** How long a read waits for this broker's image to reach the index a client asks for. */
     static final long READ_YOUR_WRITES_WAIT_MS = 5_000;
@@ -72,8 +73,9 @@ public final class BrokerRpcService extends DataPlaneRpc {
     public BrokerRpcService(ReplicaManager replicaManager, BrokerMetrics metrics, ControllerChannel controller,
                             ProducerIdManager producerIds, Map<String, String> brokerConfig, boolean autoCreateTopics,
                             ServedImage served, ServedImage applied, RequestLimits limits,
-                            java.util.function.Predicate<String> replicaCallers) {
+                            java.util.function.Predicate<String> replicaCallers, String clusterId) {
         super(replicaManager, metrics, limits, replicaCallers);
+        this.clusterId = clusterId;
         this.served = served;
         this.applied = applied;
         this.controller = controller;
@@ -119,6 +121,7 @@ public final class BrokerRpcService extends DataPlaneRpc {
     private void answerMetadata(MetadataRequest request, StreamObserver<MetadataResponse> responses) {
         MetadataImage image = served.current();
         MetadataResponse.Builder out = MetadataResponse.newBuilder()
+            .setClusterId(clusterId)
             .setControllerId(image.controllerId())
             .setMetadataIndex(image.index());
         for (BrokerRegistration broker : image.brokers().values()) {

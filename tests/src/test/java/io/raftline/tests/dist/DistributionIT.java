@@ -4,12 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.raftline.tests.cluster.TestCluster;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.HttpURLConnection;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
@@ -83,6 +87,20 @@ class DistributionIT {
             JsonNode cluster = new ObjectMapper().readTree(dir.resolve("cluster.json").toFile());
             assertThat(cluster.get("bootstrap").asText()).isEqualTo(bootstrap);
             assertThat(cluster.get("nodes").get(0).get("pid").asLong()).isPositive();
+            String console = cluster.get("nodes").get(0).get("console").asText();
+            assertThat(console).isEqualTo("http://127.0.0.1:" + (basePort + 3) + "/ui/");
+            TestCluster.await(() -> {
+                try {
+                    return Files.readString(tmp.resolve("dev.err")).contains("web console of node 1: " + console);
+                } catch (IOException e) {
+                    return false;
+                }
+            }, Duration.ofSeconds(10), "dev to print the console address on stderr");
+            HttpURLConnection page = (HttpURLConnection) URI.create(console).toURL().openConnection();
+            assertThat(page.getResponseCode()).isEqualTo(200);
+            try (var in = page.getInputStream()) {
+                assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).contains("Raftline console");
+            }
 
             String b = "--bootstrap-server=" + bootstrap;
             Run create = run("", "topics", "create", "--topic", "tour", "--partitions", "1", "--replication-factor", "1", b);

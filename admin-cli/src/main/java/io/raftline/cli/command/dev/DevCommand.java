@@ -98,6 +98,9 @@ public final class DevCommand implements Callable<Integer> {
         out.println(layout.bootstrap());
         out.flush();
         err.println("cluster is up: " + nodes + " node(s); cluster.json in " + root + "; Ctrl-C stops it");
+        for (DevNode node : started) {
+            err.println("web console of node " + node.id() + ": " + consoleUrl(layout, node.id()));
+        }
         err.flush();
 
         // Report nodes that die; never restart them (a test may have killed one on purpose).
@@ -170,11 +173,17 @@ public final class DevCommand implements Callable<Integer> {
             n.put("quorum", "127.0.0.1:" + layout.quorumPort(i));
             n.put("controller", "127.0.0.1:" + layout.controllerPort(i));
             n.put("metrics", "127.0.0.1:" + layout.metricsPort(i));
+            n.put("console", consoleUrl(layout, i));
             n.put("dir", layout.nodeDir(i).toString());
         }
         Path tmp = root.resolve("cluster.json.tmp");
         Files.writeString(tmp, Json.write(doc) + "\n", StandardCharsets.UTF_8);
         Files.move(tmp, root.resolve("cluster.json"), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    }
+
+    /** The web console a node serves on its metrics listener (CLI.md, "The web console"). */
+    static String consoleUrl(DevLayout layout, int node) {
+        return "http://127.0.0.1:" + layout.metricsPort(node) + "/ui/";
     }
 
     /** SIGTERM to every node at once (each does a controlled shutdown), SIGKILL after 10 s. */
