@@ -200,7 +200,7 @@ public final class ServerConfig {
         // Console
         .define(CONSOLE_ADMIN_ENABLED, BOOLEAN, false, null, "console",
             "Let the web console at /ui/ create topics, elect preferred leaders and reset group offsets (each form "
-                + "carries a CSRF token). Off: the console is read-only.")),
+                + "carries a CSRF token). Off: the console is read-only."),
         "security");
 
     private final Map<String, String> originals;
