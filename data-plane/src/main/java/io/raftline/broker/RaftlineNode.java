@@ -4,6 +4,7 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.raftline.metadata.client.LocalControllers;
 import io.raftline.broker.config.ServerConfig;
+import io.raftline.broker.metrics.JvmProcessMetrics;
 import io.raftline.broker.metrics.MetricsServer;
 import io.raftline.common.SystemTime;
 import io.raftline.common.Time;
@@ -31,6 +32,7 @@ public final class RaftlineNode {
     private final AtomicBoolean shuttingDown = new AtomicBoolean();
     private final Time time = SystemTime.INSTANCE;
     private MetricsServer metricsServer;
+    private JvmProcessMetrics jvmMetrics;
     private volatile QuorumNode quorum;
     private volatile BrokerServer broker;
     /** This process's controller listeners, which its broker calls in-process. */
@@ -50,6 +52,7 @@ public final class RaftlineNode {
             throw new UncheckedIOException("cannot listen on metrics.listener " + config.metricsListener() + ": "
                 + e.getMessage(), e);
         }
+        jvmMetrics = new JvmProcessMetrics(registry);
         metricsServer.start();
         if (config.isController()) {
             quorum = QuorumRole.start(config, clusterId, time, registry, localControllers);
@@ -95,6 +98,9 @@ public final class RaftlineNode {
         }
         if (metricsServer != null) {
             metricsServer.close();
+        }
+        if (jvmMetrics != null) {
+            jvmMetrics.close();
         }
         registry.close();
         LOG.info("node {} stopped", config.nodeId());
