@@ -7,7 +7,6 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.raftline.broker.group.GroupCoordinator;
-import io.raftline.broker.log.Log;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
@@ -25,9 +24,9 @@ import java.util.function.Supplier;
 
 /**
  * The broker's metrics, named as Prometheus expects ({@code raftline_..._total} for counters, units in the name)
- * and as the CLI contract lists them. Per-partition gauges are refreshed by {@link #refresh()} (the node calls it
- * every few seconds), so a scrape never walks the logs. The controller's own metrics (active controller, fenced
- * brokers) are registered by the quorum role.
+ * and as the CLI contract lists them. Group gauges are refreshed by {@link #refresh()} (the node calls it every few
+ * seconds), so a scrape never walks the groups; per-partition gauges are {@link PartitionMetrics}'. The
+ * controller's own metrics (active controller, fenced brokers) are registered by the quorum role.
  */
 public final class BrokerMetrics {
 
@@ -41,9 +40,6 @@ public final class BrokerMetrics {
     private final Map<String, Timer> latency = new ConcurrentHashMap<>();
     private final Counter isrShrinks;
     private final Counter isrExpands;
-    private final MultiGauge logEndOffset;
-    private final MultiGauge logSize;
-    private final MultiGauge followerLag;
     private final MultiGauge groupMembers;
     private final MultiGauge groupLag;
     private volatile Supplier<List<GroupCoordinator.GroupSnapshot>> groupSource = List::of;
@@ -78,12 +74,6 @@ public final class BrokerMetrics {
         Gauge.builder("raftline.metadata.lag.entries", this,
                 m -> Math.max(0, quorumCommitIndex.getAsLong() - metadataIndex.getAsLong()))
             .description("How far this node's metadata image is behind the quorum's commit index").register(registry);
-        this.logEndOffset = MultiGauge.builder("raftline.log.end.offset").description("Log end offset per partition")
-            .register(registry);
-        this.logSize = MultiGauge.builder("raftline.log.size.bytes").description("Bytes on disk per partition")
-            .register(registry);
-        this.followerLag = MultiGauge.builder("raftline.replica.lag.messages")
-            .description("On the leader: its log end offset minus each follower's").register(registry);
         this.groupMembers = MultiGauge.builder("raftline.group.members")
             .description("Members of each consumer group this broker coordinates").register(registry);
         this.groupLag = MultiGauge.builder("raftline.group.lag")
@@ -146,28 +136,8 @@ public final class BrokerMetrics {
         this.groupSource = groups;
     }
 
-    /** Re-reads every partition's offsets and sizes into the per-partition gauges. */
+    /** Re-reads the groups coordinated here into the group gauges (partitions: {@link PartitionMetrics}). */
     public void refresh() {
-        List<MultiGauge.Row<?>> ends = new ArrayList<>();
-        List<MultiGauge.Row<?>> sizes = new ArrayList<>();
-        List<MultiGauge.Row<?>> lags = new ArrayList<>();
-        for (Partition p : replicaManager.partitions()) {
-            Log log = p.log();
-            if (log == null) {
-                continue;
-            }
-            Tags tags = Tags.of("topic", p.topicPartition().topic(), "partition", Integer.toString(p.topicPartition().partition()));
-            long end = log.logEndOffset();
-            ends.add(MultiGauge.Row.of(tags, end));
-            sizes.add(MultiGauge.Row.of(tags, log.size()));
-            if (p.isLeader()) {
-                p.followerEndOffsets().forEach((replica, leo) ->
-                    lags.add(MultiGauge.Row.of(tags.and("replica", Integer.toString(replica)), leo < 0 ? end : end - leo)));
-            }
-        }
-        logEndOffset.register(ends, true);
-        logSize.register(sizes, true);
-        followerLag.register(lags, true);
         refreshGroups();
     }
 
