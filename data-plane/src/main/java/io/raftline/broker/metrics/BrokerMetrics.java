@@ -10,6 +10,7 @@ import io.raftline.broker.group.GroupCoordinator;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
+import io.raftline.protocol.ErrorCode;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.metadata.image.TopicImage;
 import java.time.Duration;
@@ -19,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -34,10 +36,16 @@ public final class BrokerMetrics {
     private final ReplicaManager replicaManager;
     private final Map<String, Counter> bytesIn = new ConcurrentHashMap<>();
     private final Map<String, Counter> bytesOut = new ConcurrentHashMap<>();
+    private final Map<String, Counter> bytesOutReplication = new ConcurrentHashMap<>();
     private final Map<String, Counter> messagesIn = new ConcurrentHashMap<>();
     /** api -> topic -> counter (no key string built per request). */
     private final Map<String, Map<String, Counter>> requests = new ConcurrentHashMap<>();
     private final Map<String, Timer> latency = new ConcurrentHashMap<>();
+    /** phase -> api -> timer. */
+    private final Map<Phase, Map<String, Timer>> phases = new ConcurrentHashMap<>();
+    /** api -> error code -> counter. */
+    private final Map<String, Map<ErrorCode, Counter>> errors = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
     private final Counter isrShrinks;
     private final Counter isrExpands;
     private final MultiGauge groupMembers;
@@ -79,6 +87,9 @@ public final class BrokerMetrics {
         this.groupLag = MultiGauge.builder("raftline.group.lag")
             .description("On the coordinator: high watermark minus the group's committed offset, per partition it committed")
             .register(registry);
+        Gauge.builder("raftline.produce.purgatory.size", this,
+                m -> m.replicaManager.partitions().stream().mapToInt(Partition::commitWaiters).sum())
+            .description("acks=all produces waiting for their records to replicate (the produce purgatory)").register(registry);
         Gauge.builder("raftline.groups", this, m -> m.groupCount)
             .description("Consumer groups this broker coordinates").register(registry);
     }
@@ -109,9 +120,68 @@ public final class BrokerMetrics {
             .register(registry)).increment();
     }
 
-    public void recordFetch(String topic, long bytes) {
-        bytesOut.computeIfAbsent(topic, t -> Counter.builder("raftline.broker.bytes.out").tag("topic", t)
-            .description("Bytes fetched from this broker (consumers and followers)").register(registry)).increment(bytes);
+    /** Record bytes sent in a fetch answer, to a consumer or ({@code replication}) to a follower. */
+    public void recordFetch(String topic, long bytes, boolean replication) {
+        (replication ? bytesOutReplication : bytesOut).computeIfAbsent(topic, t -> Counter.builder("raftline.broker.bytes.out")
+            .tag("topic", t).tag("traffic", replication ? "replication" : "consumer")
+            .description("Record bytes fetched from this broker, by consumers or by followers (traffic)")
+            .register(registry)).increment(bytes);
+    }
+
+    /** A partition of an {@code api} request answered with {@code error} (NONE is not counted). */
+    public void recordError(String api, ErrorCode error) {
+        if (error == ErrorCode.NONE) {
+            return;
+        }
+        errors.computeIfAbsent(api, a -> new ConcurrentHashMap<>()).computeIfAbsent(error, e -> Counter
+            .builder("raftline.broker.errors").tag("api", api).tag("error", e.name())
+            .description("Partitions of requests answered with an error, per API and error code").register(registry))
+            .increment();
+    }
+
+    /** A request of {@code api} was read; call {@link #requestDone} once it is answered. */
+    public void requestStarted(String api) {
+        inFlight.computeIfAbsent(api, a -> {
+            AtomicInteger n = new AtomicInteger();
+            Gauge.builder("raftline.requests.in.flight", n, AtomicInteger::get).tag("api", a)
+                .description("Requests read and not yet answered (parked fetches and acks=all produces included)")
+                .register(registry);
+            return n;
+        }).incrementAndGet();
+    }
+
+    public void requestDone(String api) {
+        AtomicInteger n = inFlight.get(api);
+        if (n != null) {
+            n.decrementAndGet();
+        }
+    }
+
+    /**
+     * The phases of a request on this broker's gRPC path (docs/metrics.md says what each covers): {@code local}
+     * from reading the request to the end of the work done at once (the append, the first read), {@code remote}
+     * waiting after that (acks=all: the produce purgatory, until the followers have the records; fetch: parked in
+     * the long poll), {@code send} handing the answer to gRPC.
+     */
+    public enum Phase {
+        LOCAL("raftline.request.local", "Time a request spends in the broker's own work (append, read)"),
+        REMOTE("raftline.request.remote", "Time a request waits after its own work: acks=all replication, a parked fetch"),
+        SEND("raftline.request.send", "Time to hand the answer to gRPC (serialization and queueing for the network)");
+
+        private final String meterName;
+        private final String description;
+
+        Phase(String meterName, String description) {
+            this.meterName = meterName;
+            this.description = description;
+        }
+    }
+
+    public void recordPhase(String api, Phase phase, long nanos) {
+        phases.computeIfAbsent(phase, p -> new ConcurrentHashMap<>()).computeIfAbsent(api, a -> Timer
+            .builder(phase.meterName).tag("api", a).description(phase.description).publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofNanos(10_000)).maximumExpectedValue(Duration.ofSeconds(30))
+            .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     public void recordLatency(String api, long nanos) {
