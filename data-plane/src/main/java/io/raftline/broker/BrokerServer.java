@@ -157,7 +157,7 @@ public final class BrokerServer implements AutoCloseable {
         ProducerIdManager producerIds = new ProducerIdManager(request -> metadata.channel().allocateProducerIds(request),
             () -> brokerId, () -> metadata.lifecycle().brokerEpoch());
         BrokerMetrics metrics = new BrokerMetrics(registry, replicaManager, () -> metadata.follower().currentImage().index(),
-            () -> metadata.follower().quorumCommitIndex());
+            () -> metadata.follower().quorumCommitIndex(), time);
         replicaManager.setIsrChangeListener(metrics::isrChanged);
         PartitionMetrics partitionMetrics = new PartitionMetrics(registry, replicaManager, logManager, time,
             config.getInt(ServerConfig.METRICS_PARTITION_SERIES_MAX));

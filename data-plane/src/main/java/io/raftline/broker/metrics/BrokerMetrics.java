@@ -10,11 +10,13 @@ import io.raftline.broker.group.GroupCoordinator;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
+import io.raftline.common.Time;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.metadata.image.TopicImage;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -50,13 +52,18 @@ public final class BrokerMetrics {
     private final Counter isrExpands;
     private final MultiGauge groupMembers;
     private final MultiGauge groupLag;
+    private final MultiGauge groupLagSeconds;
+    private final Time time;
+    /** group, topic, partition -> when the group was last seen caught up (lag 0) there; only the refresh thread. */
+    private Map<Tags, Long> groupCaughtUpMs = new HashMap<>();
     private volatile Supplier<List<GroupCoordinator.GroupSnapshot>> groupSource = List::of;
     /** Groups coordinated here at the last {@link #refresh()}. */
     private volatile int groupCount;
 
     public BrokerMetrics(MeterRegistry registry, ReplicaManager replicaManager, LongSupplier metadataIndex,
-                         LongSupplier quorumCommitIndex) {
+                         LongSupplier quorumCommitIndex, Time time) {
         this.registry = registry;
+        this.time = time;
         this.replicaManager = replicaManager;
         this.isrShrinks = Counter.builder("raftline.isr.shrinks").description("ISR shrinks this broker asked for and got")
             .register(registry);
@@ -90,6 +97,9 @@ public final class BrokerMetrics {
         Gauge.builder("raftline.produce.purgatory.size", this,
                 m -> m.replicaManager.partitions().stream().mapToInt(Partition::commitWaiters).sum())
             .description("acks=all produces waiting for their records to replicate (the produce purgatory)").register(registry);
+        this.groupLagSeconds = MultiGauge.builder("raftline.group.lag.seconds")
+            .description("On the coordinator: how long ago the group was last caught up on each partition it committed")
+            .register(registry);
         Gauge.builder("raftline.groups", this, m -> m.groupCount)
             .description("Consumer groups this broker coordinates").register(registry);
     }
@@ -212,6 +222,18 @@ public final class BrokerMetrics {
     }
 
     /**
+     * When a group was last caught up on a partition, given when it was before ({@code null}: first seen now) and its
+     * lag now: caught up now when the lag is 0, else unchanged. A partition first seen behind counts from now, so its
+     * lag in time starts at 0 and grows by the refresh interval (the figure's resolution).
+     */
+    static long caughtUpSince(Long previousMs, long lagRecords, long nowMs) {
+        if (lagRecords <= 0 || previousMs == null) {
+            return nowMs;
+        }
+        return Math.min(previousMs, nowMs);
+    }
+
+    /**
      * Members and lag of the groups coordinated here. The lag is the high watermark of this broker's replica of the
      * partition (the leader's, or a follower's slightly older one) minus the committed offset, never below 0; a
      * partition with no replica on this broker has no lag row here.
@@ -220,6 +242,9 @@ public final class BrokerMetrics {
         List<GroupCoordinator.GroupSnapshot> groups = groupSource.get();
         List<MultiGauge.Row<?>> members = new ArrayList<>();
         List<MultiGauge.Row<?>> lags = new ArrayList<>();
+        List<MultiGauge.Row<?>> lagTimes = new ArrayList<>();
+        long nowMs = time.milliseconds();
+        Map<Tags, Long> caughtUp = new HashMap<>();
         for (GroupCoordinator.GroupSnapshot g : groups) {
             members.add(MultiGauge.Row.of(Tags.of("group", g.groupId()), g.members()));
             for (GroupCoordinator.CommittedPosition c : g.committed()) {
@@ -228,12 +253,17 @@ public final class BrokerMetrics {
                     continue;
                 }
                 long lag = Math.max(0, p.get().highWatermark() - c.offset());
-                lags.add(MultiGauge.Row.of(Tags.of("group", g.groupId(), "topic", c.topic(), "partition",
-                    Integer.toString(c.partition())), lag));
+                Tags tags = Tags.of("group", g.groupId(), "topic", c.topic(), "partition", Integer.toString(c.partition()));
+                lags.add(MultiGauge.Row.of(tags, lag));
+                long since = caughtUpSince(groupCaughtUpMs.get(tags), lag, nowMs);
+                caughtUp.put(tags, since);
+                lagTimes.add(MultiGauge.Row.of(tags, (nowMs - since) / 1000.0));
             }
         }
         groupMembers.register(members, true);
         groupLag.register(lags, true);
+        groupLagSeconds.register(lagTimes, true);
+        groupCaughtUpMs = caughtUp;
         groupCount = groups.size();
     }
 }

@@ -10,6 +10,7 @@ import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.common.Time;
 import java.io.IOException;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -51,6 +52,7 @@ public final class PartitionMetrics {
     private final MultiGauge topicLagSeconds;
     private final MultiGauge dirUsed;
     private final MultiGauge dirFree;
+    private final MultiGauge dirTotal;
     private final MultiGauge dirOnline;
     private volatile boolean capped;
 
@@ -77,6 +79,7 @@ public final class PartitionMetrics {
             "On the leaders here: the largest follower lag in time over the topic's partitions");
         dirUsed = gauge(registry, "raftline.log.dir.used.bytes", "Bytes of the partition logs in each log dir");
         dirFree = gauge(registry, "raftline.log.dir.free.bytes", "Bytes free for this process on each log dir's file system");
+        dirTotal = gauge(registry, "raftline.log.dir.total.bytes", "Size of each log dir's file system");
         dirOnline = gauge(registry, "raftline.log.dir.online", "1 while a log dir is online, 0 once it went offline");
         Gauge.builder("raftline.partition.series.capped", this, m -> m.capped ? 1 : 0)
             .description("1 when this broker holds more partitions than metrics.partition.series.max and exports only"
@@ -185,6 +188,7 @@ public final class PartitionMetrics {
         Set<Path> offline = logManager.offlineDirs();
         List<MultiGauge.Row<?>> used = new ArrayList<>();
         List<MultiGauge.Row<?>> free = new ArrayList<>();
+        List<MultiGauge.Row<?>> total = new ArrayList<>();
         List<MultiGauge.Row<?>> online = new ArrayList<>();
         for (Path dir : logManager.logDirs()) {
             Path key = dir.toAbsolutePath().normalize();
@@ -193,13 +197,16 @@ public final class PartitionMetrics {
             online.add(MultiGauge.Row.of(tags, isOnline ? 1 : 0));
             used.add(MultiGauge.Row.of(tags, usedByDir.getOrDefault(key, 0L)));
             try {
-                free.add(MultiGauge.Row.of(tags, Files.getFileStore(dir).getUsableSpace()));
+                FileStore store = Files.getFileStore(dir);
+                free.add(MultiGauge.Row.of(tags, store.getUsableSpace()));
+                total.add(MultiGauge.Row.of(tags, store.getTotalSpace()));
             } catch (IOException e) {
                 // A dir that cannot be asked has no free figure; its online row says why.
             }
         }
         dirUsed.register(used, true);
         dirFree.register(free, true);
+        dirTotal.register(total, true);
         dirOnline.register(online, true);
     }
 
