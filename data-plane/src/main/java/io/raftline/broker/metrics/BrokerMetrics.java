@@ -53,6 +53,9 @@ public final class BrokerMetrics {
     private final MultiGauge groupMembers;
     private final MultiGauge groupLag;
     private final MultiGauge groupLagSeconds;
+    private final MultiGauge groupState;
+    private final MultiGauge groupRebalances;
+    private final MultiGauge groupRebalanceSeconds;
     private final Time time;
     /** group, topic, partition -> when the group was last seen caught up (lag 0) there; only the refresh thread. */
     private Map<Tags, Long> groupCaughtUpMs = new HashMap<>();
@@ -100,6 +103,14 @@ public final class BrokerMetrics {
         this.groupLagSeconds = MultiGauge.builder("raftline.group.lag.seconds")
             .description("On the coordinator: how long ago the group was last caught up on each partition it committed")
             .register(registry);
+        this.groupState = MultiGauge.builder("raftline.group.state")
+            .description("1 for each group's current state (label state: Empty, PreparingRebalance, CompletingRebalance, Stable)")
+            .register(registry);
+        this.groupRebalances = MultiGauge.builder("raftline.group.rebalances")
+            .description("Rebalances each group began since this coordinator loaded it (only grows; use increase())")
+            .register(registry);
+        this.groupRebalanceSeconds = MultiGauge.builder("raftline.group.rebalance.last.seconds")
+            .description("How long each group's last completed rebalance took").register(registry);
         Gauge.builder("raftline.groups", this, m -> m.groupCount)
             .description("Consumer groups this broker coordinates").register(registry);
     }
@@ -245,7 +256,15 @@ public final class BrokerMetrics {
         List<MultiGauge.Row<?>> lagTimes = new ArrayList<>();
         long nowMs = time.milliseconds();
         Map<Tags, Long> caughtUp = new HashMap<>();
+        List<MultiGauge.Row<?>> states = new ArrayList<>();
+        List<MultiGauge.Row<?>> rebalances = new ArrayList<>();
+        List<MultiGauge.Row<?>> rebalanceTimes = new ArrayList<>();
         for (GroupCoordinator.GroupSnapshot g : groups) {
+            states.add(MultiGauge.Row.of(Tags.of("group", g.groupId(), "state", g.state()), 1));
+            rebalances.add(MultiGauge.Row.of(Tags.of("group", g.groupId()), g.rebalances()));
+            if (g.lastRebalanceMs() >= 0) {
+                rebalanceTimes.add(MultiGauge.Row.of(Tags.of("group", g.groupId()), g.lastRebalanceMs() / 1000.0));
+            }
             members.add(MultiGauge.Row.of(Tags.of("group", g.groupId()), g.members()));
             for (GroupCoordinator.CommittedPosition c : g.committed()) {
                 Optional<Partition> p = replicaManager.partition(new TopicPartition(c.topic(), c.partition()));
@@ -263,6 +282,9 @@ public final class BrokerMetrics {
         groupMembers.register(members, true);
         groupLag.register(lags, true);
         groupLagSeconds.register(lagTimes, true);
+        groupState.register(states, true);
+        groupRebalances.register(rebalances, true);
+        groupRebalanceSeconds.register(rebalanceTimes, true);
         groupCaughtUpMs = caughtUp;
         groupCount = groups.size();
     }
