@@ -17,6 +17,7 @@ import io.raftline.broker.group.OffsetsTopic;
 import io.raftline.broker.log.LogConfig;
 import io.raftline.broker.log.LogManager;
 import io.raftline.broker.metrics.BrokerMetrics;
+import io.raftline.broker.metrics.PartitionMetrics;
 import io.raftline.broker.replica.ReplicaFetcherManager;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
@@ -166,9 +167,11 @@ public final class BrokerServer implements AutoCloseable {
         ProducerIdManager producerIds = new ProducerIdManager(request -> metadata.channel().allocateProducerIds(request),
             () -> brokerId, () -> metadata.lifecycle().brokerEpoch());
         BrokerMetrics metrics = new BrokerMetrics(registry, replicaManager, () -> metadata.follower().currentImage().index(),
-            () -> metadata.follower().quorumCommitIndex());
+            () -> metadata.follower().quorumCommitIndex(), time);
         replicaManager.setIsrChangeListener(metrics::isrChanged);
-        scheduler.scheduleWithFixedDelay(metrics::refresh, 1, 5, TimeUnit.SECONDS);
+        PartitionMetrics partitionMetrics = new PartitionMetrics(registry, replicaManager, logManager, time,
+            config.getInt(ServerConfig.METRICS_PARTITION_SERIES_MAX));
+        scheduler.scheduleWithFixedDelay(() -> refreshMetrics(metrics, partitionMetrics), 1, 5, TimeUnit.SECONDS);
         BrokerRpcService service = new BrokerRpcService(replicaManager, metrics, metadata.channel(), producerIds,
             config.originals(), config.getBoolean("auto.create.topics.enable"), servedImage, appliedImage,
             new RequestLimits(config.getInt("produce.stream.max.in.flight.requests"), config.getInt("queued.max.requests"),
@@ -235,6 +238,19 @@ public final class BrokerServer implements AutoCloseable {
         metadata.start();
         scheduler.scheduleWithFixedDelay(this::checkCaughtUp, 100, 100, TimeUnit.MILLISECONDS);
         LOG.info("broker {} listening on {} (advertised {})", brokerId, listener, advertised);
+    }
+
+    /**
+     * One refresh of the gauges that read partitions and groups. A failure is logged and the next refresh runs: a
+     * periodic task that throws is never run again, and its gauges would freeze or vanish without a word.
+     */
+    private void refreshMetrics(BrokerMetrics metrics, PartitionMetrics partitionMetrics) {
+        try {
+            partitionMetrics.refresh();
+            metrics.refresh();
+        } catch (RuntimeException e) {
+            LOG.warn("broker {}: refreshing the partition and group metrics failed: {}", config.nodeId(), e.toString());
+        }
     }
 
     /**

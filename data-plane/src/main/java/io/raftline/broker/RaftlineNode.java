@@ -6,6 +6,7 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.raftline.metadata.client.LocalControllers;
 import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.console.ConsoleHandler;
+import io.raftline.broker.metrics.JvmProcessMetrics;
 import io.raftline.broker.metrics.MetricsServer;
 import io.raftline.common.SystemTime;
 import io.raftline.common.Time;
@@ -35,6 +36,7 @@ public final class RaftlineNode {
     private MetricsServer metricsServer;
     private NodeSecurity security;
     private ConsoleHandler console;
+    private JvmProcessMetrics jvmMetrics;
     private volatile QuorumNode quorum;
     private volatile BrokerServer broker;
     /** This process's controller listeners, which its broker calls in-process. */
@@ -60,6 +62,7 @@ public final class RaftlineNode {
         console = new ConsoleHandler(config.nodeId(), config.getBoolean(ServerConfig.CONSOLE_ADMIN_ENABLED), registry,
             this::consoleBootstrap, time);
         metricsServer.addContext("/ui", console);
+        jvmMetrics = new JvmProcessMetrics(registry);
         metricsServer.start();
         if (config.isController()) {
             quorum = QuorumRole.start(config, clusterId, time, registry, localControllers, security);
@@ -126,6 +129,9 @@ public final class RaftlineNode {
         }
         if (console != null) {
             console.close();
+        }
+        if (jvmMetrics != null) {
+            jvmMetrics.close();
         }
         registry.close();
         LOG.info("node {} stopped", config.nodeId());

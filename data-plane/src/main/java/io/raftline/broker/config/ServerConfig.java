@@ -52,6 +52,7 @@ public final class ServerConfig {
     public static final String CONTROLLER_LISTENER = "controller.listener";
     public static final String METRICS_LISTENER = "metrics.listener";
     public static final String CONSOLE_ADMIN_ENABLED = "console.admin.enabled";
+    public static final String METRICS_PARTITION_SERIES_MAX = "metrics.partition.series.max";
     public static final String QUORUM_VOTERS = "quorum.voters";
     public static final String CONTROLLER_BOOTSTRAP_SERVERS = "controller.bootstrap.servers";
     public static final String BROKER_RACK = "broker.rack";
@@ -79,6 +80,10 @@ public final class ServerConfig {
             "Where a quorum node serves brokers: registration, heartbeats, AlterPartition, metadata fetch (gRPC).")
         .define(METRICS_LISTENER, HOST_PORT, HostPort.parse("0.0.0.0:9095"), null, "listeners",
             "HTTP: /metrics (Prometheus), /health, /ready, and the web console at /ui/.")
+        // Metrics
+        .define(METRICS_PARTITION_SERIES_MAX, INT, 10_000, atLeast(0), "metrics",
+            "Per-partition series (labels topic and partition) are exported while a broker holds at most this many "
+                + "partitions; above it only per-topic aggregates are, so a scrape stays bounded.")
         // The quorum
         .define(QUORUM_VOTERS, STRING, "", ConfigDef.parses(QuorumVoters::parse), "quorum",
             "The voters as id@host:port of their quorum.listener, comma-separated. Seeds the quorum's first start; "

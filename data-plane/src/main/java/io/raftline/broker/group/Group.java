@@ -45,6 +45,12 @@ final class Group {
     /** Monotonic ms: while the first members of an empty group trickle in, the join phase lasts at least until this. */
     long initialDelayUntilMs;
     long rebalanceStartMs;
+    /** Rebalances begun (from Empty or Stable) since this coordinator loaded the group. */
+    long rebalances;
+    /** Monotonic ms when the current rebalance began (a restart from CompletingRebalance continues it). */
+    long rebalanceBeganMs;
+    /** How long the last completed rebalance took (ms), -1 before the first. */
+    long lastRebalanceMs = -1;
     GroupScheduler.Task joinTimer;
     GroupScheduler.Task syncTimer;
     /** Set while a DeleteGroups write is in flight. */

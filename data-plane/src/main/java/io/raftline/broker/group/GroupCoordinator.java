@@ -493,7 +493,8 @@ public final class GroupCoordinator {
     }
 
     /** One group this broker coordinates, as the group gauges read it: its member count and committed offsets. */
-    public record GroupSnapshot(String groupId, int members, List<CommittedPosition> committed) {
+    public record GroupSnapshot(String groupId, int members, List<CommittedPosition> committed, String state,
+                                long rebalances, long lastRebalanceMs) {
     }
 
     /**
@@ -510,7 +511,8 @@ public final class GroupCoordinator {
                 }
                 List<CommittedPosition> committed = new ArrayList<>();
                 g.offsets.forEach((k, o) -> committed.add(new CommittedPosition(k.topic(), k.partition(), o.offset())));
-                out.add(new GroupSnapshot(id, g.members.size(), List.copyOf(committed)));
+                out.add(new GroupSnapshot(id, g.members.size(), List.copyOf(committed), g.state.displayName(), g.rebalances,
+                    g.lastRebalanceMs));
             });
             return out;
         });

@@ -168,9 +168,14 @@ final class GroupMembership {
             cancelSyncPhase(group, ErrorCode.REBALANCE_IN_PROGRESS);
         }
         boolean wasEmpty = group.is(GroupState.EMPTY);
+        boolean begins = wasEmpty || group.is(GroupState.STABLE);
         group.transitionTo(GroupState.PREPARING_REBALANCE, coordinator.wallMs());
         long now = coordinator.nowMs();
         group.rebalanceStartMs = now;
+        if (begins) {
+            group.rebalances++;
+            group.rebalanceBeganMs = now;
+        }
         group.joinDeadlineMs = now + group.maxRebalanceTimeoutMs();
         group.initialDelayUntilMs = wasEmpty ? Math.min(now + config.initialRebalanceDelayMs(), group.joinDeadlineMs) : now;
         LOG.info("group {} rebalances at generation {}: {}", group.groupId, group.generationId, reason);
@@ -346,6 +351,7 @@ final class GroupMembership {
                 m.assignment = assignments.getOrDefault(m.memberId, new byte[0]);
             }
             group.transitionTo(GroupState.STABLE, coordinator.wallMs());
+            group.lastRebalanceMs = Math.max(0, coordinator.nowMs() - group.rebalanceBeganMs);
             for (Member m : group.members.values()) {
                 if (m.awaitingSync != null) {
                     coordinator.complete(m.awaitingSync, syncResponse(group, m.assignment));

@@ -422,6 +422,11 @@ public final class LogManager {
 
     // ---------------------------------------------------------------- offline dirs
 
+    /** Every log directory this broker was configured with, online or not. */
+    public List<Path> logDirs() {
+        return List.copyOf(logDirs);
+    }
+
     public List<Path> onlineDirs() {
         return logDirs.stream().filter(d -> !offlineDirs.contains(d)).toList();
     }

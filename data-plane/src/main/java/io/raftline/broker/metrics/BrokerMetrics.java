@@ -7,27 +7,30 @@ import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.raftline.broker.group.GroupCoordinator;
-import io.raftline.broker.log.Log;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
+import io.raftline.common.Time;
+import io.raftline.protocol.ErrorCode;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.metadata.image.TopicImage;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
 /**
  * The broker's metrics, named as Prometheus expects ({@code raftline_..._total} for counters, units in the name)
- * and as the CLI contract lists them. Per-partition gauges are refreshed by {@link #refresh()} (the node calls it
- * every few seconds), so a scrape never walks the logs. The controller's own metrics (active controller, fenced
- * brokers) are registered by the quorum role.
+ * and as the CLI contract lists them. Group gauges are refreshed by {@link #refresh()} (the node calls it every few
+ * seconds), so a scrape never walks the groups; per-partition gauges are {@link PartitionMetrics}'. The
+ * controller's own metrics (active controller, fenced brokers) are registered by the quorum role.
  */
 public final class BrokerMetrics {
 
@@ -35,24 +38,35 @@ public final class BrokerMetrics {
     private final ReplicaManager replicaManager;
     private final Map<String, Counter> bytesIn = new ConcurrentHashMap<>();
     private final Map<String, Counter> bytesOut = new ConcurrentHashMap<>();
+    private final Map<String, Counter> bytesOutReplication = new ConcurrentHashMap<>();
     private final Map<String, Counter> messagesIn = new ConcurrentHashMap<>();
     /** api -> topic -> counter (no key string built per request). */
     private final Map<String, Map<String, Counter>> requests = new ConcurrentHashMap<>();
     private final Map<String, Timer> latency = new ConcurrentHashMap<>();
+    /** phase -> api -> timer. */
+    private final Map<Phase, Map<String, Timer>> phases = new ConcurrentHashMap<>();
+    /** api -> error code -> counter. */
+    private final Map<String, Map<ErrorCode, Counter>> errors = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
     private final Counter isrShrinks;
     private final Counter isrExpands;
-    private final MultiGauge logEndOffset;
-    private final MultiGauge logSize;
-    private final MultiGauge followerLag;
     private final MultiGauge groupMembers;
     private final MultiGauge groupLag;
+    private final MultiGauge groupLagSeconds;
+    private final MultiGauge groupState;
+    private final MultiGauge groupRebalances;
+    private final MultiGauge groupRebalanceSeconds;
+    private final Time time;
+    /** group, topic, partition -> when the group was last seen caught up (lag 0) there; only the refresh thread. */
+    private Map<Tags, Long> groupCaughtUpMs = new HashMap<>();
     private volatile Supplier<List<GroupCoordinator.GroupSnapshot>> groupSource = List::of;
     /** Groups coordinated here at the last {@link #refresh()}. */
     private volatile int groupCount;
 
     public BrokerMetrics(MeterRegistry registry, ReplicaManager replicaManager, LongSupplier metadataIndex,
-                         LongSupplier quorumCommitIndex) {
+                         LongSupplier quorumCommitIndex, Time time) {
         this.registry = registry;
+        this.time = time;
         this.replicaManager = replicaManager;
         this.isrShrinks = Counter.builder("raftline.isr.shrinks").description("ISR shrinks this broker asked for and got")
             .register(registry);
@@ -78,17 +92,25 @@ public final class BrokerMetrics {
         Gauge.builder("raftline.metadata.lag.entries", this,
                 m -> Math.max(0, quorumCommitIndex.getAsLong() - metadataIndex.getAsLong()))
             .description("How far this node's metadata image is behind the quorum's commit index").register(registry);
-        this.logEndOffset = MultiGauge.builder("raftline.log.end.offset").description("Log end offset per partition")
-            .register(registry);
-        this.logSize = MultiGauge.builder("raftline.log.size.bytes").description("Bytes on disk per partition")
-            .register(registry);
-        this.followerLag = MultiGauge.builder("raftline.replica.lag.messages")
-            .description("On the leader: its log end offset minus each follower's").register(registry);
         this.groupMembers = MultiGauge.builder("raftline.group.members")
             .description("Members of each consumer group this broker coordinates").register(registry);
         this.groupLag = MultiGauge.builder("raftline.group.lag")
             .description("On the coordinator: high watermark minus the group's committed offset, per partition it committed")
             .register(registry);
+        Gauge.builder("raftline.produce.purgatory.size", this,
+                m -> m.replicaManager.partitions().stream().mapToInt(Partition::commitWaiters).sum())
+            .description("acks=all produces waiting for their records to replicate (the produce purgatory)").register(registry);
+        this.groupLagSeconds = MultiGauge.builder("raftline.group.lag.seconds")
+            .description("On the coordinator: how long ago the group was last caught up on each partition it committed")
+            .register(registry);
+        this.groupState = MultiGauge.builder("raftline.group.state")
+            .description("1 for each group's current state (label state: Empty, PreparingRebalance, CompletingRebalance, Stable)")
+            .register(registry);
+        this.groupRebalances = MultiGauge.builder("raftline.group.rebalances")
+            .description("Rebalances each group began since this coordinator loaded it (only grows; use increase())")
+            .register(registry);
+        this.groupRebalanceSeconds = MultiGauge.builder("raftline.group.rebalance.last.seconds")
+            .description("How long each group's last completed rebalance took").register(registry);
         Gauge.builder("raftline.groups", this, m -> m.groupCount)
             .description("Consumer groups this broker coordinates").register(registry);
     }
@@ -119,9 +141,68 @@ public final class BrokerMetrics {
             .register(registry)).increment();
     }
 
-    public void recordFetch(String topic, long bytes) {
-        bytesOut.computeIfAbsent(topic, t -> Counter.builder("raftline.broker.bytes.out").tag("topic", t)
-            .description("Bytes fetched from this broker (consumers and followers)").register(registry)).increment(bytes);
+    /** Record bytes sent in a fetch answer, to a consumer or ({@code replication}) to a follower. */
+    public void recordFetch(String topic, long bytes, boolean replication) {
+        (replication ? bytesOutReplication : bytesOut).computeIfAbsent(topic, t -> Counter.builder("raftline.broker.bytes.out")
+            .tag("topic", t).tag("traffic", replication ? "replication" : "consumer")
+            .description("Record bytes fetched from this broker, by consumers or by followers (traffic)")
+            .register(registry)).increment(bytes);
+    }
+
+    /** A partition of an {@code api} request answered with {@code error} (NONE is not counted). */
+    public void recordError(String api, ErrorCode error) {
+        if (error == ErrorCode.NONE) {
+            return;
+        }
+        errors.computeIfAbsent(api, a -> new ConcurrentHashMap<>()).computeIfAbsent(error, e -> Counter
+            .builder("raftline.broker.errors").tag("api", api).tag("error", e.name())
+            .description("Partitions of requests answered with an error, per API and error code").register(registry))
+            .increment();
+    }
+
+    /** A request of {@code api} was read; call {@link #requestDone} once it is answered. */
+    public void requestStarted(String api) {
+        inFlight.computeIfAbsent(api, a -> {
+            AtomicInteger n = new AtomicInteger();
+            Gauge.builder("raftline.requests.in.flight", n, AtomicInteger::get).tag("api", a)
+                .description("Requests read and not yet answered (parked fetches and acks=all produces included)")
+                .register(registry);
+            return n;
+        }).incrementAndGet();
+    }
+
+    public void requestDone(String api) {
+        AtomicInteger n = inFlight.get(api);
+        if (n != null) {
+            n.decrementAndGet();
+        }
+    }
+
+    /**
+     * The phases of a request on this broker's gRPC path (docs/metrics.md says what each covers): {@code local}
+     * from reading the request to the end of the work done at once (the append, the first read), {@code remote}
+     * waiting after that (acks=all: the produce purgatory, until the followers have the records; fetch: parked in
+     * the long poll), {@code send} handing the answer to gRPC.
+     */
+    public enum Phase {
+        LOCAL("raftline.request.local", "Time a request spends in the broker's own work (append, read)"),
+        REMOTE("raftline.request.remote", "Time a request waits after its own work: acks=all replication, a parked fetch"),
+        SEND("raftline.request.send", "Time to hand the answer to gRPC (serialization and queueing for the network)");
+
+        private final String meterName;
+        private final String description;
+
+        Phase(String meterName, String description) {
+            this.meterName = meterName;
+            this.description = description;
+        }
+    }
+
+    public void recordPhase(String api, Phase phase, long nanos) {
+        phases.computeIfAbsent(phase, p -> new ConcurrentHashMap<>()).computeIfAbsent(api, a -> Timer
+            .builder(phase.meterName).tag("api", a).description(phase.description).publishPercentileHistogram()
+            .minimumExpectedValue(Duration.ofNanos(10_000)).maximumExpectedValue(Duration.ofSeconds(30))
+            .register(registry)).record(nanos, TimeUnit.NANOSECONDS);
     }
 
     public void recordLatency(String api, long nanos) {
@@ -146,29 +227,21 @@ public final class BrokerMetrics {
         this.groupSource = groups;
     }
 
-    /** Re-reads every partition's offsets and sizes into the per-partition gauges. */
+    /** Re-reads the groups coordinated here into the group gauges (partitions: {@link PartitionMetrics}). */
     public void refresh() {
-        List<MultiGauge.Row<?>> ends = new ArrayList<>();
-        List<MultiGauge.Row<?>> sizes = new ArrayList<>();
-        List<MultiGauge.Row<?>> lags = new ArrayList<>();
-        for (Partition p : replicaManager.partitions()) {
-            Log log = p.log();
-            if (log == null) {
-                continue;
-            }
-            Tags tags = Tags.of("topic", p.topicPartition().topic(), "partition", Integer.toString(p.topicPartition().partition()));
-            long end = log.logEndOffset();
-            ends.add(MultiGauge.Row.of(tags, end));
-            sizes.add(MultiGauge.Row.of(tags, log.size()));
-            if (p.isLeader()) {
-                p.followerEndOffsets().forEach((replica, leo) ->
-                    lags.add(MultiGauge.Row.of(tags.and("replica", Integer.toString(replica)), leo < 0 ? end : end - leo)));
-            }
-        }
-        logEndOffset.register(ends, true);
-        logSize.register(sizes, true);
-        followerLag.register(lags, true);
         refreshGroups();
+    }
+
+    /**
+     * When a group was last caught up on a partition, given when it was before ({@code null}: first seen now) and its
+     * lag now: caught up now when the lag is 0, else unchanged. A partition first seen behind counts from now, so its
+     * lag in time starts at 0 and grows by the refresh interval (the figure's resolution).
+     */
+    static long caughtUpSince(Long previousMs, long lagRecords, long nowMs) {
+        if (lagRecords <= 0 || previousMs == null) {
+            return nowMs;
+        }
+        return Math.min(previousMs, nowMs);
     }
 
     /**
@@ -180,7 +253,18 @@ public final class BrokerMetrics {
         List<GroupCoordinator.GroupSnapshot> groups = groupSource.get();
         List<MultiGauge.Row<?>> members = new ArrayList<>();
         List<MultiGauge.Row<?>> lags = new ArrayList<>();
+        List<MultiGauge.Row<?>> lagTimes = new ArrayList<>();
+        long nowMs = time.milliseconds();
+        Map<Tags, Long> caughtUp = new HashMap<>();
+        List<MultiGauge.Row<?>> states = new ArrayList<>();
+        List<MultiGauge.Row<?>> rebalances = new ArrayList<>();
+        List<MultiGauge.Row<?>> rebalanceTimes = new ArrayList<>();
         for (GroupCoordinator.GroupSnapshot g : groups) {
+            states.add(MultiGauge.Row.of(Tags.of("group", g.groupId(), "state", g.state()), 1));
+            rebalances.add(MultiGauge.Row.of(Tags.of("group", g.groupId()), g.rebalances()));
+            if (g.lastRebalanceMs() >= 0) {
+                rebalanceTimes.add(MultiGauge.Row.of(Tags.of("group", g.groupId()), g.lastRebalanceMs() / 1000.0));
+            }
             members.add(MultiGauge.Row.of(Tags.of("group", g.groupId()), g.members()));
             for (GroupCoordinator.CommittedPosition c : g.committed()) {
                 Optional<Partition> p = replicaManager.partition(new TopicPartition(c.topic(), c.partition()));
@@ -188,12 +272,20 @@ public final class BrokerMetrics {
                     continue;
                 }
                 long lag = Math.max(0, p.get().highWatermark() - c.offset());
-                lags.add(MultiGauge.Row.of(Tags.of("group", g.groupId(), "topic", c.topic(), "partition",
-                    Integer.toString(c.partition())), lag));
+                Tags tags = Tags.of("group", g.groupId(), "topic", c.topic(), "partition", Integer.toString(c.partition()));
+                lags.add(MultiGauge.Row.of(tags, lag));
+                long since = caughtUpSince(groupCaughtUpMs.get(tags), lag, nowMs);
+                caughtUp.put(tags, since);
+                lagTimes.add(MultiGauge.Row.of(tags, (nowMs - since) / 1000.0));
             }
         }
         groupMembers.register(members, true);
         groupLag.register(lags, true);
+        groupLagSeconds.register(lagTimes, true);
+        groupState.register(states, true);
+        groupRebalances.register(rebalances, true);
+        groupRebalanceSeconds.register(rebalanceTimes, true);
+        groupCaughtUpMs = caughtUp;
         groupCount = groups.size();
     }
 }

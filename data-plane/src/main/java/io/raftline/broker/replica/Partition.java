@@ -689,6 +689,13 @@ public final class Partition {
         }
     }
 
+    /** When each follower was last caught up, as this leader last saw it (ms); empty unless leader. */
+    public Map<Integer, Long> followerLastCaughtUpMs() {
+        synchronized (lock) {
+            return state == null ? Map.of() : state.followerLastCaughtUpMs();
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // Follower
 

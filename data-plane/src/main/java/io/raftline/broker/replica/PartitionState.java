@@ -291,6 +291,13 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
         return out;
     }
 
+    /** When each follower was last caught up with this leader (this leader's clock, ms; its lag in time is now minus this). */
+    public Map<Integer, Long> followerLastCaughtUpMs() {
+        Map<Integer, Long> out = new TreeMap<>();
+        followers.forEach((id, state) -> out.put(id, state.lastCaughtUpTimeMs()));
+        return out;
+    }
+
     /** The broker epoch each member's last counted fetch carried (-1 for this leader and a member not heard from). */
     private List<Long> brokerEpochsOf(List<Integer> members) {
         List<Long> out = new ArrayList<>();

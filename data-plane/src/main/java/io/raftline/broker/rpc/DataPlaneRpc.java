@@ -175,6 +175,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 pump();
             }
             long startNs = System.nanoTime();
+            metrics.requestStarted("produce");
             Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
             CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended;
             try {
@@ -187,17 +188,25 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             } catch (RuntimeException e) {
                 appended = CompletableFuture.failedFuture(e);
             }
+            long localDoneNs = System.nanoTime();
             // The one place this request's admission is released: whatever happened above, it is answered once.
             appended.whenComplete((results, err) -> {
+                long remoteDoneNs = System.nanoTime();
                 try {
                     if (err == null) {
                         recordProduced(data, results);
+                    } else {
+                        data.keySet().forEach(tp -> metrics.recordError("produce", ErrorCode.UNKNOWN));
                     }
-                    metrics.recordLatency("produce", System.nanoTime() - startNs);
+                    metrics.recordPhase("produce", BrokerMetrics.Phase.LOCAL, localDoneNs - startNs);
+                    metrics.recordPhase("produce", BrokerMetrics.Phase.REMOTE, Math.max(0, remoteDoneNs - localDoneNs));
                     if (request.getAcks() != 0) {
                         send(call, response(request, data, results, err));
+                        metrics.recordPhase("produce", BrokerMetrics.Phase.SEND, System.nanoTime() - remoteDoneNs);
                     }
+                    metrics.recordLatency("produce", System.nanoTime() - startNs);
                 } finally {
+                    metrics.requestDone("produce");
                     finished(size);
                 }
             });
@@ -292,6 +301,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             if (r != null && r.error() == ErrorCode.NONE) {
                 // The append already counted the records: no third pass over the batch headers.
                 metrics.recordProduce(e.getKey().topic(), e.getValue().limit(), r.recordCount());
+            } else {
+                metrics.recordError("produce", r == null ? ErrorCode.UNKNOWN : r.error());
             }
         }
     }
@@ -342,6 +353,9 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                     return;
                 }
                 long startNs = System.nanoTime();
+                boolean replication = request.getReplicaId() >= 0;
+                String api = replication ? "fetch_follower" : "fetch_consumer";
+                metrics.requestStarted(api);
                 List<FetchManager.PartitionFetch> parts = new ArrayList<>(request.getPartitionsCount());
                 for (FetchRequest.FetchPartition p : request.getPartitionsList()) {
                     parts.add(new FetchManager.PartitionFetch(new TopicPartition(p.getTopic(), p.getPartition()),
@@ -353,9 +367,15 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                     : Math.min(request.getMaxBytes(), limits.fetchMaxBytes());
                 FetchManager.Request fetch = new FetchManager.Request(request.getReplicaId(), request.getReplicaEpoch(),
                     request.getMaxWaitMs(), request.getMinBytes(), maxBytes, parts);
-                replicaManager.fetchManager().fetch(fetch).whenComplete((data, err) -> {
+                CompletableFuture<List<FetchManager.PartitionData>> fetched = replicaManager.fetchManager().fetch(fetch);
+                long localDoneNs = System.nanoTime();
+                fetched.whenComplete((data, err) -> {
+                    long remoteDoneNs = System.nanoTime();
+                    metrics.recordPhase(api, BrokerMetrics.Phase.LOCAL, localDoneNs - startNs);
+                    metrics.recordPhase(api, BrokerMetrics.Phase.REMOTE, Math.max(0, remoteDoneNs - localDoneNs));
                     FetchResponse.Builder b = FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId());
                     if (err != null) {
+                        metrics.recordError(api, ErrorCode.UNKNOWN);
                         b.setError(error(ErrorCode.UNKNOWN, err.toString()));
                         send(call, b.build());
                     } else {
@@ -365,11 +385,10 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                         }
                         // The records alias the lease's buffer: it goes back to the pool only after send()
                         // has serialized the response.
-                        String api = request.getReplicaId() >= 0 ? "fetch_follower" : "fetch_consumer";
                         data.stream().map(pd -> pd.tp().topic()).distinct().forEach(t -> metrics.recordRequest(api, t));
                         try (StoredBytes.Lease lease = bytes > 0 ? storedBytes.lease(bytes) : null) {
                             for (FetchManager.PartitionData pd : data) {
-                                b.addPartitions(toWire(pd, lease));
+                                b.addPartitions(toWire(pd, lease, api, replication));
                             }
                             send(call, b.build());
                         } catch (UncheckedIOException e) {
@@ -378,8 +397,9 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                                 .setError(error(ErrorCode.STORAGE_ERROR, "reading the log failed: " + e.getCause())).build());
                         }
                     }
-                    metrics.recordLatency(request.getReplicaId() >= 0 ? "fetch_follower" : "fetch_consumer",
-                        System.nanoTime() - startNs);
+                    metrics.recordPhase(api, BrokerMetrics.Phase.SEND, System.nanoTime() - remoteDoneNs);
+                    metrics.recordLatency(api, System.nanoTime() - startNs);
+                    metrics.requestDone(api);
                     synchronized (call) {
                         if (!call.isCancelled()) {
                             call.request(1);
@@ -404,8 +424,10 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         };
     }
 
-    private FetchResponse.PartitionData toWire(FetchManager.PartitionData pd, StoredBytes.Lease lease) {
+    private FetchResponse.PartitionData toWire(FetchManager.PartitionData pd, StoredBytes.Lease lease, String api,
+                                               boolean replication) {
         Partition.ReadResult r = pd.result();
+        metrics.recordError(api, r.error());
         FetchResponse.PartitionData.Builder b = FetchResponse.PartitionData.newBuilder()
             .setTopic(pd.tp().topic())
             .setPartition(pd.tp().partition())
@@ -418,7 +440,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         }
         if (r.data() != null && r.data().sizeInBytes() > 0) {
             b.setRecords(lease.wrap(r.data()));
-            metrics.recordFetch(pd.tp().topic(), r.data().sizeInBytes());
+            metrics.recordFetch(pd.tp().topic(), r.data().sizeInBytes(), replication);
         }
         if (r.error() == ErrorCode.NOT_LEADER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {
             leaderHint(pd.tp()).ifPresent(b::setCurrentLeader);

@@ -7,6 +7,7 @@ import static io.raftline.broker.group.CoordinatorHarness.fetchError;
 import static io.raftline.broker.group.CoordinatorHarness.heartbeat;
 import static io.raftline.broker.group.CoordinatorHarness.leave;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.group.DeleteGroupsRequest;
@@ -283,9 +284,14 @@ class GroupOffsetsTest {
         GroupCoordinatorTest.stableGroup(h, c, "busy", 1);
         assertThat(commitError(commit(c, "idle", -1, "", "t", 0, 7).join())).isEqualTo(ErrorCode.NONE);
         assertThat(commitError(commit(c, "idle", -1, "", "t", 1, 3).join())).isEqualTo(ErrorCode.NONE);
-        assertThat(c.snapshot()).containsExactly(
-            new GroupCoordinator.GroupSnapshot("busy", 1, List.of()),
-            new GroupCoordinator.GroupSnapshot("idle", 0, List.of(new GroupCoordinator.CommittedPosition("t", 0, 7),
-                new GroupCoordinator.CommittedPosition("t", 1, 3))));
+        List<GroupCoordinator.GroupSnapshot> snapshot = c.snapshot();
+        assertThat(snapshot).extracting(GroupCoordinator.GroupSnapshot::groupId, GroupCoordinator.GroupSnapshot::members,
+            GroupCoordinator.GroupSnapshot::committed, GroupCoordinator.GroupSnapshot::state,
+            GroupCoordinator.GroupSnapshot::rebalances).containsExactly(
+            tuple("busy", 1, List.of(), "Stable", 1L),
+            tuple("idle", 0, List.of(new GroupCoordinator.CommittedPosition("t", 0, 7),
+                new GroupCoordinator.CommittedPosition("t", 1, 3)), "Empty", 0L));
+        assertThat(snapshot.get(0).lastRebalanceMs()).as("the busy group's one rebalance, timed").isNotNegative();
+        assertThat(snapshot.get(1).lastRebalanceMs()).as("the idle group never rebalanced").isEqualTo(-1);
     }
 }

@@ -18,6 +18,7 @@ import io.raftline.protocol.metadata.Endpoint;
 import io.raftline.protocol.metadata.MetadataRecord;
 import io.raftline.protocol.metadata.PartitionRecord;
 import io.raftline.protocol.metadata.RegisterBrokerRecord;
+import io.raftline.protocol.metadata.RemoveTopicRecord;
 import io.raftline.protocol.metadata.TopicRecord;
 import java.nio.file.Path;
 import java.util.List;
@@ -87,6 +88,20 @@ public final class ReplicaManagerFixture implements AutoCloseable {
             MetadataRecord.newBuilder().setConfig(c))));
         image = delta.image();
         replicaManager.applyDelta(delta, image);
+    }
+
+    /** Removes topic {@code t}, as a committed RemoveTopicRecord reaches the broker: its replicas leave it. */
+    public void deleteTopic() {
+        Uuid topicId = image.topicIdsByName().get(TOPIC);
+        MetadataDelta delta = MetadataDelta.replayAll(image, ++index, List.of(MetadataImage.wrap(
+            MetadataRecord.newBuilder().setRemoveTopic(RemoveTopicRecord.newBuilder()
+                .setTopicId(ByteString.copyFrom(topicId.bytes()))))));
+        image = delta.image();
+        replicaManager.applyDelta(delta, image);
+    }
+
+    public LogManager logManager() {
+        return logManager;
     }
 
     private static MetadataImage replay(MetadataImage base, long index, MetadataRecord record) {

@@ -55,7 +55,8 @@ class ProduceValidationTest {
     @BeforeEach
     void start() throws Exception {
         fixture = new ReplicaManagerFixture(tmp, 2, List.of(1), List.of(1));
-        BrokerMetrics metrics = new BrokerMetrics(new SimpleMeterRegistry(), fixture.replicaManager, () -> 0, () -> 0);
+        BrokerMetrics metrics = new BrokerMetrics(new SimpleMeterRegistry(), fixture.replicaManager, () -> 0, () -> 0,
+            fixture.time);
         rpc = new DataPlaneRpc(fixture.replicaManager, metrics, new RequestLimits(5, MAX_QUEUED_REQUESTS, 1 << 20, 5, 1 << 20),
             principal -> true) {
         };

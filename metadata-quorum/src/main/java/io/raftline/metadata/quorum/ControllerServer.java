@@ -48,6 +48,8 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
+import java.util.TreeMap;
+import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -367,6 +369,18 @@ public final class ControllerServer implements Closeable {
             b.addListeners(peerOf(p, last, followers, matches));
         }
         return b.build();
+    }
+
+    /** On the active controller: each voter's progress as {@code describe} reports it; empty on any other node. */
+    public Map<Integer, DescribeQuorumResponse.Peer> voterProgress() {
+        Map<Integer, DescribeQuorumResponse.Peer> out = new TreeMap<>();
+        if (!active.isActive()) {
+            return out;
+        }
+        for (DescribeQuorumResponse.Peer p : describe().getVotersList()) {
+            out.put(p.getId(), p);
+        }
+        return out;
     }
 
     private DescribeQuorumResponse.Peer peerOf(RaftPeer p, long lastIndex, List<ServerRpcProto> followers, long[] matches) {

@@ -10,6 +10,7 @@ import io.raftline.metadata.client.LocalControllers;
 import io.raftline.metadata.controller.ControllerConfig;
 import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.MetadataImage;
+import io.raftline.protocol.controller.DescribeQuorumResponse;
 import io.raftline.protocol.metadata.Endpoint;
 import java.io.Closeable;
 import java.io.IOException;
@@ -18,6 +19,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.statemachine.SnapshotInfo;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -126,8 +130,49 @@ public final class QuorumNode implements Closeable {
             .minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(10))
             .register(registry);
         quorum.onCommitLatency(nanos -> commitLatency.record(nanos, TimeUnit.NANOSECONDS));
+        for (RaftPeer voter : quorum.voters()) {
+            int id = QuorumServer.nodeIdOf(voter.getId());
+            String tag = Integer.toString(id);
+            gauges.add(Gauge.builder("raftline.quorum.voter.lag.entries", server, s -> voterValue(s, id, false))
+                .tag("voter", tag).description("On the quorum leader: entries each voter's log is behind the leader's")
+                .register(registry));
+            gauges.add(Gauge.builder("raftline.quorum.voter.last.contact.seconds", server, s -> voterValue(s, id, true))
+                .tag("voter", tag).description("On the quorum leader: time since each voter last answered it")
+                .register(registry));
+        }
+        gauges.add(Gauge.builder("raftline.quorum.snapshot.lag.entries", this, QuorumNode::snapshotLagEntries)
+            .description("Committed entries since this node's latest metadata snapshot (its age in entries)")
+            .register(registry));
+        gauges.add(Gauge.builder("raftline.quorum.snapshot.size.bytes", this, QuorumNode::snapshotSizeBytes)
+            .description("Size of this node's latest metadata snapshot file, 0 before the first").register(registry));
         meters.add(elections);
         meters.add(commitLatency);
+    }
+
+    /** A voter's lag (entries) or last contact (seconds) as the leader sees it; NaN on other nodes. */
+    private static double voterValue(ControllerServer server, int id, boolean contact) {
+        DescribeQuorumResponse.Peer p = server.voterProgress().get(id);
+        if (p == null) {
+            return Double.NaN;
+        }
+        return contact ? Math.max(0, p.getLastContactMs()) / 1000.0 : p.getLagEntries();
+    }
+
+    private double snapshotLagEntries() {
+        SnapshotInfo snapshot = stateMachine.getLatestSnapshot();
+        return Math.max(0, quorum.commitIndex() - (snapshot == null ? 0 : snapshot.getIndex()));
+    }
+
+    private double snapshotSizeBytes() {
+        SnapshotInfo snapshot = stateMachine.getLatestSnapshot();
+        if (snapshot == null || snapshot.getFiles() == null) {
+            return 0;
+        }
+        long total = 0;
+        for (FileInfo f : snapshot.getFiles()) {
+            total += f.getPath().toFile().length();
+        }
+        return total;
     }
 
     public int nodeId() {

@@ -6,7 +6,9 @@ import io.raftline.client.admin.Admin;
 import io.raftline.client.admin.BrokerDescription;
 import io.raftline.client.admin.NewTopic;
 import io.raftline.client.admin.TopicPartitionInfo;
+import io.raftline.client.common.serialization.ByteArrayDeserializer;
 import io.raftline.client.common.serialization.ByteArraySerializer;
+import io.raftline.client.consumer.RaftlineConsumer;
 import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
 import io.raftline.tests.cluster.PrometheusText;
@@ -17,6 +19,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -184,6 +188,79 @@ class MetricsIT {
         BrokerDescription self = admin.describeBrokers().get().stream().filter(b -> b.id() == 3).findFirst().orElseThrow();
         assertThat(self.state()).isNotEqualToIgnoringCase("fenced");
         assertThat(sawNotReady).as("/ready answered 503 while node 3 was catching up").isTrue();
+    }
+
+    /**
+     * docs/metrics.md lists what a scrape carries: after produce (acks=all) and a consumer group that commits, the
+     * union of the running nodes' scrapes has every family the doc says appears always, with traffic or after a GC,
+     * and every raftline_ family in it is in the doc.
+     */
+    @Test
+    void aScrapeOfALoadedClusterHasEveryDocumentedFamily() throws Exception {
+        String topic = "documented";
+        createTopic(topic, 3);
+        try (RaftlineProducer<byte[], byte[]> producer = producer()) {
+            for (int i = 0; i < 3000; i++) {
+                producer.send(new ProducerRecord<>(topic, i % 3, null, new byte[200]));
+            }
+            producer.flush();
+        }
+        try (RaftlineConsumer<byte[], byte[]> consumer = new RaftlineConsumer<>(cluster.clientProperties("group.id",
+            "documented-group", "auto.offset.reset", "earliest", "enable.auto.commit", "false"),
+            new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            int[] read = {0};
+            TestCluster.await(() -> {
+                read[0] += consumer.poll(Duration.ofMillis(200)).count();
+                consumer.commitSync();
+                return read[0] >= 3000;
+            }, Duration.ofSeconds(60), "the group to read and commit the 3000 records");
+            Map<String, String> rows = MetricsDoc.rows();
+            Set<String> expected = new TreeSet<>();
+            rows.forEach((family, appears) -> {
+                if (!appears.equals("on error")) {
+                    expected.add(family);
+                }
+            });
+            assertThat(expected).hasSizeGreaterThan(60);
+            // The per-partition and group gauges refresh every 5 s; the group's gauges show while it has members.
+            Set<String> missing = new TreeSet<>();
+            try {
+                TestCluster.await(() -> {
+                    missing.clear();
+                    missing.addAll(expected);
+                    missing.removeAll(scrapedFamilies());
+                    consumer.poll(Duration.ofMillis(100));
+                    return missing.isEmpty();
+                }, Duration.ofSeconds(60), "every family docs/metrics.md lists to be in a scrape");
+            } catch (AssertionError e) {
+                // reported with the list below
+            }
+            assertThat(missing).as("families docs/metrics.md lists that no node's scrape carries").isEmpty();
+        }
+        Set<String> undocumented = new TreeSet<>();
+        for (String family : scrapedFamilies()) {
+            if (family.startsWith("raftline_") && !family.endsWith("_max")) {
+                undocumented.add(family);
+            }
+        }
+        undocumented.removeAll(MetricsDoc.families());
+        assertThat(undocumented).as("raftline_ families in the scrape that docs/metrics.md does not list").isEmpty();
+    }
+
+    /** The families (names on # TYPE lines) in the scrapes of the running nodes. */
+    private static Set<String> scrapedFamilies() {
+        Set<String> out = new TreeSet<>();
+        for (TestNode node : cluster.nodes()) {
+            if (node.isRunning()) {
+                for (String line : node.scrapeMetrics().lines().toList()) {
+                    if (line.startsWith("# TYPE ")) {
+                        out.add(line.split(" ")[2]);
+                    }
+                }
+            }
+        }
+        return out;
     }
 
     private static double gauge(TestNode node, String name) {

@@ -359,7 +359,8 @@ class ConsumerIT {
             "raftline_client_producer_batch_retries_total",
             "raftline_client_producer_batch_size_bytes",
             "raftline_client_producer_batch_records",
-            "raftline_client_request_latency_seconds");
+            "raftline_client_request_latency_seconds",
+            "raftline_client_metadata_refreshes_total");
         assertThat(prometheusNames(producerRegistry)).allSatisfy(n -> assertThat(n).startsWith("raftline_client_"));
         assertThat(producerRegistry.get("raftline.client.producer.records.sent").tag("client.id", "metered-producer").counter().count())
             .isEqualTo(500);
@@ -367,9 +368,13 @@ class ConsumerIT {
         var batches = producerRegistry.get("raftline.client.producer.batch.size").summary();
         assertThat(batches.count()).isPositive();
         assertThat(batches.totalAmount()).isGreaterThan(500 * 2);
-        var produceLatency = producerRegistry.get("raftline.client.request.latency").tag("api", "produce").timer();
-        assertThat(produceLatency.count()).isPositive();
-        assertThat(produceLatency.totalTime(TimeUnit.NANOSECONDS)).isPositive();
+        var produceLatency = producerRegistry.get("raftline.client.request.latency").tag("api", "produce").timers();
+        assertThat(produceLatency).as("one timer per broker written to").isNotEmpty()
+            .allSatisfy(t -> assertThat(t.getId().getTag("broker")).contains(":"));
+        assertThat(produceLatency.stream().mapToLong(t -> t.count()).sum()).isPositive();
+        assertThat(produceLatency.stream().mapToDouble(t -> t.totalTime(TimeUnit.NANOSECONDS)).sum()).isPositive();
+        assertThat(producerRegistry.get("raftline.client.metadata.refreshes").tag("result", "success").counter().count())
+            .isPositive();
 
         SimpleMeterRegistry consumerRegistry = new SimpleMeterRegistry();
         Map<String, Object> cc = new HashMap<>();
@@ -391,7 +396,8 @@ class ConsumerIT {
             assertThat(consumerRegistry.get("raftline.client.consumer.records.consumed").counter().count()).isEqualTo(got.size());
             pollFor(c, 500 - got.size());
             assertThat(consumerRegistry.get("raftline.client.consumer.records.lag").tag("partition", "0").gauge().value()).isZero();
-            assertThat(consumerRegistry.get("raftline.client.request.latency").tag("api", "fetch").timer().count()).isPositive();
+            assertThat(consumerRegistry.get("raftline.client.request.latency").tag("api", "fetch").timers().stream()
+                .mapToLong(t -> t.count()).sum()).isPositive();
         }
         assertThat(prometheusNames(consumerRegistry)).contains(
             "raftline_client_consumer_records_consumed_total",

@@ -166,6 +166,7 @@ public final class Metadata {
         BrokerConnection conn = pool.get(node);
         CompletableFuture<Cluster> result = conn.<MetadataResponse>unary((s, o) -> s.metadata(request, o), requestTimeoutMs)
             .handle((response, error) -> {
+                pool.metrics().metadataRefreshed(error == null);
                 if (error != null) {
                     failed(error);
                     throw GrpcErrors.toException(error, conn.address());

@@ -50,8 +50,13 @@ public final class ConnectionPool implements AutoCloseable {
         if (closed) {
             throw new IllegalStateException("The client is closed");
         }
-        return connections.computeIfAbsent(host + ":" + port, a -> new BrokerConnection(host, port, clientId, maxInboundBytes, metrics,
-            security));
+        return connections.computeIfAbsent(host + ":" + port, a -> new BrokerConnection(host, port, clientId, maxInboundBytes,
+            metrics.forBroker(a), security));
+    }
+
+    /** The client's request metrics (metadata refreshes count here). */
+    public RequestMetrics metrics() {
+        return metrics;
     }
 
     @Override
