@@ -149,6 +149,7 @@ public final class DevCommand implements Callable<Integer> {
         var doc = Json.object();
         doc.put("clusterId", clusterId);
         doc.put("bootstrap", layout.bootstrap());
+        doc.put("kafkaBootstrap", layout.kafkaBootstrap());
         var array = doc.putArray("nodes");
         for (DevNode node : started) {
             int i = node.id();
@@ -159,6 +160,7 @@ public final class DevCommand implements Callable<Integer> {
             n.put("quorum", "127.0.0.1:" + layout.quorumPort(i));
             n.put("controller", "127.0.0.1:" + layout.controllerPort(i));
             n.put("metrics", "127.0.0.1:" + layout.metricsPort(i));
+            n.put("kafka", "127.0.0.1:" + layout.kafkaPort(i));
             n.put("dir", layout.nodeDir(i).toString());
         }
         Path tmp = root.resolve("cluster.json.tmp");
