@@ -15,6 +15,7 @@ import io.raftline.broker.group.GroupRpcService;
 import io.raftline.broker.group.OffsetsTopic;
 import io.raftline.broker.kafka.KafkaApis;
 import io.raftline.broker.kafka.KafkaDataApis;
+import io.raftline.broker.kafka.KafkaGroupApis;
 import io.raftline.broker.kafka.KafkaListener;
 import io.raftline.broker.log.LogConfig;
 import io.raftline.broker.log.LogManager;
@@ -234,8 +235,10 @@ public final class BrokerServer implements AutoCloseable {
         HostPort kafkaAddress = config.kafkaListener();
         if (kafkaAddress != null) {
             KafkaDataApis kafkaData = new KafkaDataApis(replicaManager, service, config.getInt("fetch.max.bytes"));
-            kafkaListener = KafkaListener.start(kafkaAddress, new KafkaApis(service, servedImage, clusterId, kafkaData),
-                service.produceAdmission(), maxRequest, config.getInt("produce.stream.max.in.flight.requests"));
+            KafkaGroupApis kafkaGroups = new KafkaGroupApis(groupCoordinator, servedImage);
+            KafkaApis kafkaApis = new KafkaApis(service, servedImage, clusterId, kafkaData, kafkaGroups);
+            kafkaListener = KafkaListener.start(kafkaAddress, kafkaApis, service.produceAdmission(), maxRequest,
+                config.getInt("produce.stream.max.in.flight.requests"));
             LOG.info("broker {} speaks Kafka's protocol on {} (advertised {})", brokerId, kafkaAddress, kafkaAdvertised);
         }
         replicaManager.startup();

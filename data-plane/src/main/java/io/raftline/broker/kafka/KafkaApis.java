@@ -48,12 +48,15 @@ public final class KafkaApis implements KafkaHandler {
     private final ServedImage served;
     private final String clusterId;
     private final KafkaDataApis data;
+    private final KafkaGroupApis groups;
 
-    public KafkaApis(BrokerRpcService service, ServedImage served, String clusterId, KafkaDataApis data) {
+    public KafkaApis(BrokerRpcService service, ServedImage served, String clusterId, KafkaDataApis data,
+                     KafkaGroupApis groups) {
         this.service = service;
         this.served = served;
         this.clusterId = clusterId;
         this.data = data;
+        this.groups = groups;
     }
 
     /** The answer to {@code request}; a null answer means none is sent (a produce with acks=0). */
@@ -69,6 +72,15 @@ public final class KafkaApis implements KafkaHandler {
             case INIT_PRODUCER_ID -> initProducerId((InitProducerIdRequestData) body);
             case CREATE_TOPICS -> createTopics((CreateTopicsRequestData) body);
             case DELETE_TOPICS -> deleteTopics((DeleteTopicsRequestData) body);
+            case FIND_COORDINATOR -> groups.findCoordinator(request);
+            case JOIN_GROUP -> groups.joinGroup(request);
+            case SYNC_GROUP -> groups.syncGroup(request);
+            case HEARTBEAT -> groups.heartbeat(request);
+            case LEAVE_GROUP -> groups.leaveGroup(request);
+            case OFFSET_COMMIT -> groups.offsetCommit(request);
+            case OFFSET_FETCH -> groups.offsetFetch(request);
+            case LIST_GROUPS -> groups.listGroups(request);
+            case DESCRIBE_GROUPS -> groups.describeGroups(request);
             default -> throw new IllegalStateException("no handler for " + request.apiKey() + " (SupportedApis lists it)");
         };
     }
@@ -149,7 +161,7 @@ public final class KafkaApis implements KafkaHandler {
         if (request.transactionalId() != null) {
             // Transactions are not served: a clear, non-retriable answer instead of a hang.
             return CompletableFuture.completedFuture(new InitProducerIdResponseData()
-                .setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code()).setProducerId(-1).setProducerEpoch((short) -1));
+                .setErrorCode(Errors.UNSUPPORTED_VERSION.code()).setProducerId(-1).setProducerEpoch((short) -1));
         }
         InitProducerIdRequest ours = InitProducerIdRequest.newBuilder()
             .setTransactionTimeoutMs(request.transactionTimeoutMs()).setProducerId(-1).setProducerEpoch(-1).build();
@@ -182,7 +194,7 @@ public final class KafkaApis implements KafkaHandler {
         if (r.getError().getCode() != ErrorCode.NONE) {
             for (CreateTopicsRequestData.CreatableTopic t : request.topics()) {
                 out.topics().add(new CreateTopicsResponseData.CreatableTopicResult().setName(t.name())
-                    .setErrorCode(code(r.getError())).setErrorMessage(message(r.getError())).setConfigs(null));
+                    .setErrorCode(code(r.getError())).setErrorMessage(message(r.getError())).setConfigs(new ArrayList<>()));
             }
             return out;
         }
@@ -190,7 +202,7 @@ public final class KafkaApis implements KafkaHandler {
             CreateTopicsResponseData.CreatableTopicResult result = new CreateTopicsResponseData.CreatableTopicResult()
                 .setName(t.getName()).setErrorCode(code(t.getError())).setErrorMessage(message(t.getError()))
                 .setNumPartitions(t.getNumPartitions()).setReplicationFactor((short) t.getReplicationFactor())
-                .setConfigs(null);
+                .setConfigs(new ArrayList<>());
             if (!t.getTopicId().isEmpty()) {
                 result.setTopicId(kafkaUuid(Uuid.fromBytes(t.getTopicId().toByteArray())));
             }

@@ -212,8 +212,17 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
             Pending head = unanswered.poll();
             if (head.response != null && !closed) {
                 RequestHeader h = head.request.header();
-                write(h.toResponseHeader(), head.response, h.apiVersion());
-                wrote = true;
+                try {
+                    write(h.toResponseHeader(), head.response, h.apiVersion());
+                    wrote = true;
+                } catch (RuntimeException e) {
+                    // An answer this version cannot carry: a bug here, but the client must not wait for it forever.
+                    LOG.error("kafka listener: cannot write the answer to {} v{} for {}; closing the connection: {}",
+                        h.apiKey(), h.apiVersion(), clientHost, e.toString());
+                    closed = true;
+                    ctx.close();
+                    return;
+                }
             }
         }
         if (wrote) {

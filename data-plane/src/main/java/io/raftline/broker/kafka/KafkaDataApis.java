@@ -51,7 +51,7 @@ public final class KafkaDataApis {
     CompletableFuture<ApiMessage> produce(KafkaRequest request) {
         ProduceRequestData produce = (ProduceRequestData) request.body().data();
         if (produce.transactionalId() != null) {
-            return CompletableFuture.completedFuture(produceError(produce, Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED));
+            return CompletableFuture.completedFuture(produceError(produce, Errors.UNSUPPORTED_VERSION));
         }
         Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
         for (ProduceRequestData.TopicProduceData t : produce.topicData()) {
@@ -120,10 +120,10 @@ public final class KafkaDataApis {
         int maxBytes = fetch.maxBytes() <= 0 ? fetchMaxBytes : Math.min(fetch.maxBytes(), fetchMaxBytes);
         // Always a consumer's fetch: Kafka's followers are not served here.
         FetchManager.Request ours = new FetchManager.Request(-1, -1, fetch.maxWaitMs(), fetch.minBytes(), maxBytes, parts);
-        return replicaManager.fetchManager().fetch(ours).thenApply(KafkaDataApis::fetchResponse);
+        return replicaManager.fetchManager().fetch(ours).thenApply(data -> fetchResponse(data, request.version()));
     }
 
-    private static FetchResponseData fetchResponse(List<FetchManager.PartitionData> data) {
+    private static FetchResponseData fetchResponse(List<FetchManager.PartitionData> data, short version) {
         FetchResponseData out = new FetchResponseData().setSessionId(0).setErrorCode(Errors.NONE.code());
         Map<String, FetchResponseData.FetchableTopicResponse> topics = new LinkedHashMap<>();
         for (FetchManager.PartitionData pd : data) {
@@ -139,7 +139,7 @@ public final class KafkaDataApis {
                 .setLogStartOffset(r.logStartOffset())
                 .setAbortedTransactions(null)
                 .setRecords(records(r));
-            if (r.error() == ErrorCode.NOT_LEADER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {
+            if ((r.error() == ErrorCode.NOT_LEADER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) && version >= 12) {
                 p.currentLeader().setLeaderId(pd.leaderId()).setLeaderEpoch(pd.leaderEpoch());
             }
             topic.partitions().add(p);
@@ -189,7 +189,8 @@ public final class KafkaDataApis {
                     .partitions().add(new ListOffsetsResponseData.ListOffsetsPartitionResponse()
                         .setPartitionIndex(p.getPartition()).setErrorCode(KafkaApis.code(p.getError()))
                         .setOffset(p.getOffset()).setTimestamp(p.getTimestamp())
-                        .setLeaderEpoch(p.getError().getCode() == ErrorCode.NONE ? p.getLeaderEpoch() : -1));
+                        // v4+ carries the leader epoch
+                        .setLeaderEpoch(p.getError().getCode() == ErrorCode.NONE && request.version() >= 4 ? p.getLeaderEpoch() : -1));
             }
             out.topics().addAll(topics.values());
             return out;

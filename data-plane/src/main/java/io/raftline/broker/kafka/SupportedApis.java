@@ -12,7 +12,8 @@ import org.apache.kafka.common.protocol.ApiKeys;
  * outside it closes the connection, as Kafka's broker does; clients never send one since they read ApiVersions first).
  * Each range starts at the oldest version kafka-clients 4.4 can parse and ends where a newer version would change the
  * meaning of a field this listener does not serve yet (topic ids in Produce 13 and Fetch 13, ListOffsets' max-timestamp
- * query from 7, transactions v2 in InitProducerId 5). docs/kafka-compatibility.md is this table in prose.
+ * query from 7, transactions v2 in InitProducerId 5, the batched groups of OffsetFetch 8, the consumer protocol of
+ * KIP-848 in OffsetCommit 9). docs/kafka-compatibility.md is this table in prose.
  */
 final class SupportedApis {
 
@@ -28,6 +29,16 @@ final class SupportedApis {
         m.put(ApiKeys.INIT_PRODUCER_ID, range(0, 4));
         m.put(ApiKeys.CREATE_TOPICS, range(2, 7));
         m.put(ApiKeys.DELETE_TOPICS, range(1, 5));
+        m.put(ApiKeys.FIND_COORDINATOR, range(0, 6));
+        // librdkafka 2.0.2 uses groups only when v0 is served
+        m.put(ApiKeys.JOIN_GROUP, range(0, 9));
+        m.put(ApiKeys.SYNC_GROUP, range(0, 5));
+        m.put(ApiKeys.HEARTBEAT, range(0, 4));
+        m.put(ApiKeys.LEAVE_GROUP, range(0, 5));
+        m.put(ApiKeys.OFFSET_COMMIT, range(2, 8));
+        m.put(ApiKeys.OFFSET_FETCH, range(1, 7));
+        m.put(ApiKeys.LIST_GROUPS, range(0, 4));
+        m.put(ApiKeys.DESCRIBE_GROUPS, range(0, 5));
         RANGES = Collections.unmodifiableMap(m);
     }
 
