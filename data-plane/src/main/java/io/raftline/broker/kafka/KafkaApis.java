@@ -7,6 +7,8 @@ import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.protocol.Error;
 import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.broker.DescribeConfigsRequest;
+import io.raftline.protocol.broker.DescribeConfigsResponse;
 import io.raftline.protocol.broker.InitProducerIdRequest;
 import io.raftline.protocol.broker.MetadataRequest;
 import io.raftline.protocol.broker.PartitionMetadata;
@@ -16,6 +18,7 @@ import io.raftline.protocol.controller.CreateTopicsRequest;
 import io.raftline.protocol.controller.CreateTopicsResponse;
 import io.raftline.protocol.controller.DeleteTopicsRequest;
 import io.raftline.protocol.controller.DeleteTopicsResponse;
+import io.raftline.protocol.metadata.ConfigResourceType;
 import io.raftline.protocol.metadata.Endpoint;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -27,6 +30,10 @@ import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.CreateTopicsResponseData;
 import org.apache.kafka.common.message.DeleteTopicsRequestData;
 import org.apache.kafka.common.message.DeleteTopicsResponseData;
+import org.apache.kafka.common.message.DescribeClusterRequestData;
+import org.apache.kafka.common.message.DescribeClusterResponseData;
+import org.apache.kafka.common.message.DescribeConfigsRequestData;
+import org.apache.kafka.common.message.DescribeConfigsResponseData;
 import org.apache.kafka.common.message.InitProducerIdRequestData;
 import org.apache.kafka.common.message.InitProducerIdResponseData;
 import org.apache.kafka.common.message.MetadataRequestData;
@@ -72,6 +79,9 @@ public final class KafkaApis implements KafkaHandler {
             case INIT_PRODUCER_ID -> initProducerId((InitProducerIdRequestData) body);
             case CREATE_TOPICS -> createTopics((CreateTopicsRequestData) body);
             case DELETE_TOPICS -> deleteTopics((DeleteTopicsRequestData) body);
+            case DESCRIBE_CLUSTER -> CompletableFuture.completedFuture(describeCluster((DescribeClusterRequestData) body,
+                request.version()));
+            case DESCRIBE_CONFIGS -> describeConfigs((DescribeConfigsRequestData) body);
             case FIND_COORDINATOR -> groups.findCoordinator(request);
             case JOIN_GROUP -> groups.joinGroup(request);
             case SYNC_GROUP -> groups.syncGroup(request);
@@ -139,6 +149,73 @@ public final class KafkaApis implements KafkaHandler {
             out.topics().add(topic);
         }
         return out;
+    }
+
+    private DescribeClusterResponseData describeCluster(DescribeClusterRequestData request, short version) {
+        MetadataImage image = served.current();
+        DescribeClusterResponseData out = new DescribeClusterResponseData().setClusterId(clusterId)
+            .setControllerId(image.controllerId());
+        boolean withFenced = version >= 2 && request.includeFencedBrokers();
+        for (BrokerRegistration broker : image.brokers().values()) {
+            Optional<Endpoint> endpoint = broker.endpoint(ENDPOINT);
+            if (endpoint.isEmpty() || (broker.fenced() && !withFenced)) {
+                continue;
+            }
+            DescribeClusterResponseData.DescribeClusterBroker b = new DescribeClusterResponseData.DescribeClusterBroker()
+                .setBrokerId(broker.id()).setHost(endpoint.get().getHost()).setPort(endpoint.get().getPort())
+                .setRack(broker.rackOpt().orElse(null));
+            if (version >= 2) {
+                b.setIsFenced(broker.fenced());
+            }
+            out.brokers().add(b);
+        }
+        return out;
+    }
+
+    /** Kafka's config source for each of DescribeConfigs' sources. */
+    static byte configSource(String source) {
+        return switch (source) {
+            case "topic" -> (byte) 1;
+            case "dynamic-broker" -> (byte) 2;
+            case "dynamic-default" -> (byte) 3;
+            case "broker" -> (byte) 4;
+            case "default" -> (byte) 5;
+            default -> (byte) 0;
+        };
+    }
+
+    private CompletableFuture<ApiMessage> describeConfigs(DescribeConfigsRequestData request) {
+        List<CompletableFuture<DescribeConfigsResponseData.DescribeConfigsResult>> results = new ArrayList<>();
+        for (DescribeConfigsRequestData.DescribeConfigsResource r : request.resources()) {
+            DescribeConfigsResponseData.DescribeConfigsResult result = new DescribeConfigsResponseData.DescribeConfigsResult()
+                .setResourceType(r.resourceType()).setResourceName(r.resourceName());
+            ConfigResourceType type = r.resourceType() == 2 ? ConfigResourceType.TOPIC
+                : r.resourceType() == 4 ? ConfigResourceType.BROKER : null;
+            if (type == null) {
+                results.add(CompletableFuture.completedFuture(result.setErrorCode(Errors.INVALID_REQUEST.code())
+                    .setErrorMessage("only topic and broker configs are served")));
+                continue;
+            }
+            DescribeConfigsRequest ours = DescribeConfigsRequest.newBuilder().setResourceType(type)
+                .setResourceName(r.resourceName()).build();
+            java.util.Set<String> keys = r.configurationKeys() == null ? null : new java.util.HashSet<>(r.configurationKeys());
+            results.add(Unary.call(service::describeConfigs, ours).thenApply(d -> {
+                result.setErrorCode(code(d.getError())).setErrorMessage(message(d.getError()));
+                for (DescribeConfigsResponse.ConfigEntry e : d.getConfigsList()) {
+                    if (keys == null || keys.contains(e.getName())) {
+                        result.configs().add(new DescribeConfigsResponseData.DescribeConfigsResourceResult()
+                            .setName(e.getName()).setValue(e.getValue()).setReadOnly(e.getReadOnly())
+                            .setConfigSource(configSource(e.getSource())).setIsSensitive(false));
+                    }
+                }
+                return result;
+            }));
+        }
+        return CompletableFuture.allOf(results.toArray(new CompletableFuture<?>[0])).thenApply(v -> {
+            DescribeConfigsResponseData out = new DescribeConfigsResponseData();
+            results.forEach(f -> out.results().add(f.join()));
+            return out;
+        });
     }
 
     static org.apache.kafka.common.Uuid kafkaUuid(Uuid id) {

@@ -47,9 +47,10 @@ import org.apache.kafka.common.protocol.Errors;
 
 /**
  * The classic group protocol of the Kafka listener over the broker's {@link GroupCoordinator}, the one the gRPC
- * listener uses: Kafka clients' groups live beside the SDK's on the same coordinator, with the same offsets. Member
- * metadata and assignments are opaque bytes to the coordinator, so Kafka's own assignors (range, cooperative-sticky, …)
- * run in the clients as they do against Apache Kafka.
+ * listener uses: Kafka clients' groups live beside the SDK's on the same coordinator, with the same offsets. Kafka's
+ * own assignors (range, cooperative-sticky, …) run in the clients as they do against Apache Kafka; a consumer group's
+ * subscriptions and assignments are stored in Raftline's encoding ({@link ConsumerProtocolTranslation}), so Kafka
+ * consumers and SDK consumers can share one group.
  */
 public final class KafkaGroupApis {
 
@@ -125,8 +126,15 @@ public final class KafkaGroupApis {
         if (req.reason() != null) {
             ours.setReason(req.reason());
         }
-        for (JoinGroupRequestData.JoinGroupRequestProtocol p : req.protocols()) {
-            ours.addProtocols(JoinGroupRequest.Protocol.newBuilder().setName(p.name()).setMetadata(ByteString.copyFrom(p.metadata())));
+        boolean consumer = ConsumerProtocolTranslation.CONSUMER.equals(req.protocolType());
+        try {
+            for (JoinGroupRequestData.JoinGroupRequestProtocol p : req.protocols()) {
+                byte[] metadata = consumer ? ConsumerProtocolTranslation.subscriptionToRaftline(p.metadata()) : p.metadata();
+                ours.addProtocols(JoinGroupRequest.Protocol.newBuilder().setName(p.name()).setMetadata(ByteString.copyFrom(metadata)));
+            }
+        } catch (IllegalArgumentException e) {
+            return now(new JoinGroupResponseData().setErrorCode(Errors.INCONSISTENT_GROUP_PROTOCOL.code())
+                .setMemberId(req.memberId()).setGenerationId(-1));
         }
         JoinGroupRequest join = ours.build();
         CompletableFuture<JoinGroupResponse> joined = coordinator.joinGroup(join, request.clientHost());
@@ -143,8 +151,9 @@ public final class KafkaGroupApis {
                 .setProtocolName(r.getProtocolName().isEmpty() && request.version() >= 7 ? null : r.getProtocolName())
                 .setLeader(r.getLeader()).setMemberId(r.getMemberId());
             for (JoinGroupResponse.Member m : r.getMembersList()) {
+                byte[] metadata = m.getMetadata().toByteArray();
                 out.members().add(new JoinGroupResponseData.JoinGroupResponseMember().setMemberId(m.getMemberId())
-                    .setMetadata(m.getMetadata().toByteArray()));
+                    .setMetadata(consumer ? ConsumerProtocolTranslation.subscriptionToKafka(metadata) : metadata));
             }
             return out;
         });
@@ -160,15 +169,35 @@ public final class KafkaGroupApis {
         if (req.protocolName() != null) {
             ours.setProtocolName(req.protocolName());
         }
-        for (SyncGroupRequestData.SyncGroupRequestAssignment a : req.assignments()) {
-            ours.addAssignments(SyncGroupRequest.Assignment.newBuilder().setMemberId(a.memberId())
-                .setAssignment(ByteString.copyFrom(a.assignment())));
+        // Before v5 the request does not say the protocol type: the group's is the coordinator's to tell.
+        String protocolType = req.protocolType() != null ? req.protocolType() : req.assignments().isEmpty() ? ""
+            : groupProtocolType(req.groupId());
+        boolean consumer = ConsumerProtocolTranslation.CONSUMER.equals(protocolType);
+        try {
+            for (SyncGroupRequestData.SyncGroupRequestAssignment a : req.assignments()) {
+                byte[] assignment = consumer ? ConsumerProtocolTranslation.assignmentToRaftline(a.assignment()) : a.assignment();
+                ours.addAssignments(SyncGroupRequest.Assignment.newBuilder().setMemberId(a.memberId())
+                    .setAssignment(ByteString.copyFrom(assignment)));
+            }
+        } catch (IllegalArgumentException e) {
+            return now(new SyncGroupResponseData().setErrorCode(Errors.INCONSISTENT_GROUP_PROTOCOL.code()));
         }
-        return coordinator.syncGroup(ours.build()).thenApply(r -> new SyncGroupResponseData()
-            .setErrorCode(KafkaApis.code(r.getError()))
-            .setProtocolType(r.getProtocolType().isEmpty() || request.version() < 5 ? null : r.getProtocolType())
-            .setProtocolName(r.getProtocolName().isEmpty() || request.version() < 5 ? null : r.getProtocolName())
-            .setAssignment(r.getAssignment().toByteArray()));
+        return coordinator.syncGroup(ours.build()).thenApply(r -> {
+            byte[] assignment = r.getAssignment().toByteArray();
+            if (ConsumerProtocolTranslation.CONSUMER.equals(r.getProtocolType())) {
+                assignment = ConsumerProtocolTranslation.assignmentToKafka(assignment);
+            }
+            return new SyncGroupResponseData()
+                .setErrorCode(KafkaApis.code(r.getError()))
+                .setProtocolType(r.getProtocolType().isEmpty() || request.version() < 5 ? null : r.getProtocolType())
+                .setProtocolName(r.getProtocolName().isEmpty() || request.version() < 5 ? null : r.getProtocolName())
+                .setAssignment(assignment);
+        });
+    }
+
+    private String groupProtocolType(String groupId) {
+        DescribeGroupsResponse d = coordinator.describeGroups(DescribeGroupsRequest.newBuilder().addGroupIds(groupId).build());
+        return d.getGroupsCount() == 1 ? d.getGroups(0).getProtocolType() : "";
     }
 
     CompletableFuture<ApiMessage> heartbeat(KafkaRequest request) {
@@ -296,10 +325,15 @@ public final class KafkaGroupApis {
                 .setErrorCode(g.getError().getCode() == ErrorCode.GROUP_ID_NOT_FOUND ? Errors.NONE.code() : KafkaApis.code(g.getError()))
                 .setGroupId(g.getGroupId()).setGroupState(g.getState()).setProtocolType(g.getProtocolType())
                 .setProtocolData(g.getProtocol());
+            boolean consumer = ConsumerProtocolTranslation.CONSUMER.equals(g.getProtocolType());
             for (DescribeGroupsResponse.Member m : g.getMembersList()) {
+                byte[] metadata = m.getMetadata().toByteArray();
+                byte[] assignment = m.getAssignment().toByteArray();
                 group.members().add(new DescribeGroupsResponseData.DescribedGroupMember().setMemberId(m.getMemberId())
                     .setClientId(m.getClientId()).setClientHost(m.getClientHost())
-                    .setMemberMetadata(m.getMetadata().toByteArray()).setMemberAssignment(m.getAssignment().toByteArray()));
+                    .setMemberMetadata(consumer && metadata.length > 0 ? ConsumerProtocolTranslation.subscriptionToKafka(metadata)
+                        : metadata)
+                    .setMemberAssignment(consumer ? ConsumerProtocolTranslation.assignmentToKafka(assignment) : assignment));
             }
             out.groups().add(group);
         }

@@ -29,6 +29,8 @@ final class SupportedApis {
         m.put(ApiKeys.INIT_PRODUCER_ID, range(0, 4));
         m.put(ApiKeys.CREATE_TOPICS, range(2, 7));
         m.put(ApiKeys.DELETE_TOPICS, range(1, 5));
+        m.put(ApiKeys.DESCRIBE_CONFIGS, range(1, 4));
+        m.put(ApiKeys.DESCRIBE_CLUSTER, range(0, 2));
         m.put(ApiKeys.FIND_COORDINATOR, range(0, 6));
         // librdkafka 2.0.2 uses groups only when v0 is served
         m.put(ApiKeys.JOIN_GROUP, range(0, 9));

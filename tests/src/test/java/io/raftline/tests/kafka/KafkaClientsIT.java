@@ -88,6 +88,19 @@ class KafkaClientsIT {
         // The same topic through gRPC: one cluster.
         assertThat(cluster.admin().listTopics().names().get(30, TimeUnit.SECONDS)).contains("kafka-admin");
 
+        org.apache.kafka.common.config.ConfigResource resource =
+            new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.TOPIC, "kafka-admin");
+        org.apache.kafka.clients.admin.Config config = kafkaAdmin.describeConfigs(List.of(resource)).all()
+            .get(30, TimeUnit.SECONDS).get(resource);
+        assertThat(config.get("cleanup.policy").value()).isEqualTo("delete");
+        assertThat(config.get("cleanup.policy").source())
+            .isEqualTo(org.apache.kafka.clients.admin.ConfigEntry.ConfigSource.DEFAULT_CONFIG);
+
+        java.util.Collection<org.apache.kafka.common.Node> nodes = kafkaAdmin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
+        assertThat(nodes).extracting(org.apache.kafka.common.Node::port).containsExactlyInAnyOrderElementsOf(
+            cluster.nodes().stream().map(io.raftline.tests.cluster.TestNode::kafkaPort).toList());
+        assertThat(kafkaAdmin.describeCluster().clusterId().get(30, TimeUnit.SECONDS)).isEqualTo(cluster.clusterId());
+
         kafkaAdmin.deleteTopics(List.of("kafka-admin")).all().get(60, TimeUnit.SECONDS);
         TestCluster.await(() -> {
             try {
@@ -260,8 +273,62 @@ class KafkaClientsIT {
     }
 
     /**
-     * kcat (librdkafka 2.0.2, Debian's) produces keyed records and consumes them back with their offsets; kafka-clients
-     * reads what kcat wrote.
+     * One group, two protocols: a kafka-clients consumer and a Raftline SDK consumer, both with the range assignor,
+     * split a topic's partitions between them on one coordinator; {@code raftline groups describe} shows both members
+     * with what each holds.
+     */
+    @Test
+    void aKafkaConsumerAndAnSdkConsumerShareOneGroup() throws Exception {
+        String topic = "mixed";
+        String group = "g-mixed";
+        int partitions = 4;
+        int perPartition = 40;
+        createTopic(topic, partitions, 3);
+        Properties p = new Properties();
+        p.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < partitions * perPartition; i++) {
+                producer.send(new ProducerRecord<>(topic, i % partitions, "k" + i, "v" + i));
+            }
+            producer.flush();
+        }
+        Properties kp = new Properties();
+        kp.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        kp.setProperty("group.id", group);
+        kp.setProperty("auto.offset.reset", "earliest");
+        kp.setProperty("enable.auto.commit", "false");
+        kp.setProperty("partition.assignment.strategy", "org.apache.kafka.clients.consumer.RangeAssignor");
+        java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        try (KafkaConsumer<String, String> kafka = new KafkaConsumer<>(kp, new org.apache.kafka.common.serialization
+                .StringDeserializer(), new org.apache.kafka.common.serialization.StringDeserializer());
+             RaftlineConsumer<String, String> sdk = new RaftlineConsumer<>(cluster.clientProperties("group.id", group,
+                "auto.offset.reset", "earliest", "enable.auto.commit", "false", "partition.assignment.strategy", "range"),
+                new StringDeserializer(), new StringDeserializer())) {
+            kafka.subscribe(List.of(topic));
+            sdk.subscribe(List.of(topic));
+            TestCluster.await(() -> {
+                kafka.poll(Duration.ofMillis(100)).forEach(r -> seen.add(r.partition() + "@" + r.offset()));
+                sdk.poll(Duration.ofMillis(100)).forEach(r -> seen.add(r.partition() + "@" + r.offset()));
+                return seen.size() == partitions * perPartition && !kafka.assignment().isEmpty() && !sdk.assignment().isEmpty();
+            }, Duration.ofSeconds(90), "both consumers assigned and every record read");
+            java.util.Set<Integer> held = new java.util.TreeSet<>();
+            kafka.assignment().forEach(tp -> held.add(tp.partition()));
+            sdk.assignment().forEach(tp -> assertThat(held.add(tp.partition())).as("partition %s held twice", tp).isTrue());
+            assertThat(held).containsExactly(0, 1, 2, 3);
+
+            com.fasterxml.jackson.databind.JsonNode described = new Cli(cluster.bootstrap())
+                .json("groups", "describe", "--group", group);
+            assertThat(described.get("state").asText()).isEqualTo("Stable");
+            assertThat(described.get("members")).hasSize(2);
+            java.util.Set<Integer> listed = new java.util.TreeSet<>();
+            described.get("members").forEach(m -> m.get("assignment").forEach(a -> listed.add(a.get("partition").asInt())));
+            assertThat(listed).containsExactly(0, 1, 2, 3);
+        }
+    }
+
+    /**
+     * kcat (librdkafka 2.0.2, Debian's) produces keyed records and consumes them back with their offsets, alone and as
+     * a group member that commits; kafka-clients reads what kcat wrote.
      */
     @Test
     void kcatProducesAndConsumes() throws Exception {
@@ -288,6 +355,15 @@ class KafkaClientsIT {
         for (int i = 0; i < 20; i++) {
             assertThat(read.get(i).key() + "=" + read.get(i).value() + "@" + read.get(i).offset()).isEqualTo(expected.get(i));
         }
+        // librdkafka's balanced consumer in a group, committing as it goes; the group's offsets through the CLI
+        Kcat.Result grouped = Kcat.kcat(null, "-b", cluster.kafkaBootstrap(), "-G", "g-kcat", "-o", "beginning", "-e", "-q",
+            "-f", "%k=%s@%o\n", "-X", "auto.offset.reset=earliest", topic);
+        assertThat(grouped.exitCode()).as(grouped.err()).isZero();
+        assertThat(grouped.out().strip().lines().toList()).isEqualTo(expected);
+        TestCluster.await(() -> {
+            com.fasterxml.jackson.databind.JsonNode d = new Cli(cluster.bootstrap()).json("groups", "describe", "--group", "g-kcat");
+            return d.get("offsets").size() == 1 && d.get("offsets").get(0).get("committed").asLong() == 20;
+        }, Duration.ofSeconds(30), "kcat's group committed offset 20");
     }
 
     private static List<ConsumerRecord<String, String>> readWithKafka(String topic, int count) {
