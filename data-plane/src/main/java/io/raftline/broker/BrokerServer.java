@@ -14,6 +14,10 @@ import io.raftline.broker.group.GroupConfig;
 import io.raftline.broker.group.GroupCoordinator;
 import io.raftline.broker.group.GroupRpcService;
 import io.raftline.broker.group.OffsetsTopic;
+import io.raftline.broker.kafka.KafkaApis;
+import io.raftline.broker.kafka.KafkaDataApis;
+import io.raftline.broker.kafka.KafkaGroupApis;
+import io.raftline.broker.kafka.KafkaListener;
 import io.raftline.broker.log.LogConfig;
 import io.raftline.broker.log.LogManager;
 import io.raftline.broker.metrics.BrokerMetrics;
@@ -41,6 +45,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -53,7 +58,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The broker role of a node: the logs, the replica manager, the metadata follower and lifecycle (register,
- * heartbeat, controlled shutdown), and the gRPC service on {@code broker.listener}.
+ * heartbeat, controlled shutdown), the gRPC service on {@code broker.listener}, and Kafka's wire protocol on
+ * {@code kafka.listener} when set.
  *
  * <p>Start order: logs (recovered), metadata client, gRPC server; the replica manager takes roles once the
  * follower has caught up with the quorum's committed metadata (so a half-read log never makes this broker drop a
@@ -74,6 +80,7 @@ public final class BrokerServer implements AutoCloseable {
     private BrokerMetadataClient metadata;
     private ReplicaManager replicaManager;
     private Server server;
+    private KafkaListener kafkaListener;
     private GroupCoordinator groupCoordinator;
     private ExecutorGroupScheduler groupScheduler;
     private ExecutorService groupLoader;
@@ -141,8 +148,14 @@ public final class BrokerServer implements AutoCloseable {
         logManager.startup();
 
         HostPort advertised = config.brokerAdvertisedListener();
-        List<Endpoint> endpoints = List.of(Endpoint.newBuilder().setName("broker").setHost(advertised.host())
-            .setPort(advertised.port()).build());
+        List<Endpoint> endpoints = new ArrayList<>();
+        endpoints.add(Endpoint.newBuilder().setName("broker").setHost(advertised.host()).setPort(advertised.port()).build());
+        HostPort kafkaAdvertised = config.kafkaAdvertisedListener();
+        if (kafkaAdvertised != null) {
+            // Kafka clients learn each broker's address from Metadata answers, which list this endpoint.
+            endpoints.add(Endpoint.newBuilder().setName(KafkaApis.ENDPOINT).setHost(kafkaAdvertised.host())
+                .setPort(kafkaAdvertised.port()).build());
+        }
         List<InetSocketAddress> controllers = config.controllerBootstrapServers().stream()
             .map(hp -> InetSocketAddress.createUnresolved(hp.host(), hp.port())).toList();
         metadata = new BrokerMetadataClient(brokerId, clusterId, controllers, endpoints, config.rack(), time,
@@ -233,6 +246,15 @@ public final class BrokerServer implements AutoCloseable {
             server.start();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot listen on broker.listener " + listener + ": " + e.getMessage(), e);
+        }
+        HostPort kafkaAddress = config.kafkaListener();
+        if (kafkaAddress != null) {
+            KafkaDataApis kafkaData = new KafkaDataApis(replicaManager, service, config.getInt("fetch.max.bytes"));
+            KafkaGroupApis kafkaGroups = new KafkaGroupApis(groupCoordinator, servedImage);
+            KafkaApis kafkaApis = new KafkaApis(service, servedImage, clusterId, kafkaData, kafkaGroups);
+            kafkaListener = KafkaListener.start(kafkaAddress, kafkaApis, service.produceAdmission(), maxRequest,
+                config.getInt("produce.stream.max.in.flight.requests"));
+            LOG.info("broker {} speaks Kafka's protocol on {} (advertised {})", brokerId, kafkaAddress, kafkaAdvertised);
         }
         replicaManager.startup();
         metadata.start();
@@ -378,6 +400,9 @@ public final class BrokerServer implements AutoCloseable {
     @Override
     public void close() {
         closing = true;
+        if (kafkaListener != null) {
+            kafkaListener.close();
+        }
         if (server != null) {
             server.shutdown();
         }

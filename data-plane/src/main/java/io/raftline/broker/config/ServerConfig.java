@@ -53,6 +53,8 @@ public final class ServerConfig {
     public static final String METRICS_LISTENER = "metrics.listener";
     public static final String CONSOLE_ADMIN_ENABLED = "console.admin.enabled";
     public static final String METRICS_PARTITION_SERIES_MAX = "metrics.partition.series.max";
+    public static final String KAFKA_LISTENER = "kafka.listener";
+    public static final String KAFKA_ADVERTISED_LISTENER = "kafka.advertised.listener";
     public static final String QUORUM_VOTERS = "quorum.voters";
     public static final String CONTROLLER_BOOTSTRAP_SERVERS = "controller.bootstrap.servers";
     public static final String BROKER_RACK = "broker.rack";
@@ -80,6 +82,12 @@ public final class ServerConfig {
             "Where a quorum node serves brokers: registration, heartbeats, AlterPartition, metadata fetch (gRPC).")
         .define(METRICS_LISTENER, HOST_PORT, HostPort.parse("0.0.0.0:9095"), null, "listeners",
             "HTTP: /metrics (Prometheus), /health, /ready, and the web console at /ui/.")
+        .define(KAFKA_LISTENER, HOST_PORT, null, null, "listeners",
+            "Where the broker speaks Apache Kafka's wire protocol, for Kafka's own clients and tools (off when unset). "
+                + "docs/kafka-compatibility.md lists the APIs served.")
+        .define(KAFKA_ADVERTISED_LISTENER, HOST_PORT, null, null, "listeners",
+            "The address Kafka clients are told to use for this broker (in Metadata answers); defaults to "
+                + "kafka.listener (with this host's name in place of 0.0.0.0).")
         // Metrics
         .define(METRICS_PARTITION_SERIES_MAX, INT, 10_000, atLeast(0), "metrics",
             "Per-partition series (labels topic and partition) are exported while a broker holds at most this many "
@@ -253,6 +261,10 @@ public final class ServerConfig {
             throw new ConfigException("invalid value for config key 'broker.session.timeout.ms': "
                 + "must be above broker.heartbeat.interval.ms");
         }
+        if (get(KAFKA_ADVERTISED_LISTENER) != null && kafkaListener() == null) {
+            throw new ConfigException("invalid value for config key 'kafka.advertised.listener': "
+                + "set kafka.listener too (the Kafka listener is off without it)");
+        }
         if (getInt("group.max.session.timeout.ms") < getInt("group.min.session.timeout.ms")) {
             throw new ConfigException("invalid value for config key 'group.max.session.timeout.ms': "
                 + "must be at least group.min.session.timeout.ms");
@@ -329,11 +341,30 @@ public final class ServerConfig {
         if (advertised != null) {
             return advertised;
         }
-        HostPort listener = brokerListener();
+        return withRealHost(brokerListener());
+    }
+
+    /** A wildcard listener's address as clients can reach it: this host's name in place of 0.0.0.0 or ::. */
+    private static HostPort withRealHost(HostPort listener) {
         if (listener.host().equals("0.0.0.0") || listener.host().equals("::")) {
             return new HostPort(LocalHost.name(), listener.port());
         }
         return listener;
+    }
+
+    /** The Kafka protocol listener, or null when it is off. */
+    public HostPort kafkaListener() {
+        return (HostPort) get(KAFKA_LISTENER);
+    }
+
+    /** The Kafka address given to clients (null when the listener is off). */
+    public HostPort kafkaAdvertisedListener() {
+        HostPort listener = kafkaListener();
+        if (listener == null) {
+            return null;
+        }
+        HostPort advertised = (HostPort) get(KAFKA_ADVERTISED_LISTENER);
+        return advertised != null ? advertised : withRealHost(listener);
     }
 
     public HostPort quorumListener() {

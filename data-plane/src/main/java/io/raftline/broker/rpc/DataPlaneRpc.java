@@ -81,6 +81,11 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     /** How long a delete-records request waits for the ISR when it names no timeout. */
     static final int DEFAULT_DELETE_RECORDS_TIMEOUT_MS = 30_000;
 
+    /** The broker-wide produce admission, which the Kafka listener shares. */
+    public ProduceAdmission produceAdmission() {
+        return admission;
+    }
+
     /** Produce requests this broker holds now (read, not answered) and the stream waiting for room. */
     public int queuedProduceRequests() {
         return admission.requests();

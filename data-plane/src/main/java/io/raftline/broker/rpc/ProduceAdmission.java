@@ -14,11 +14,13 @@ import java.util.List;
  * <p>Bound on held bytes: {@code maxBytes} plus one request (at most {@code socket.request.max.bytes}) per
  * reservation granted while under it, so below {@code maxBytes + maxRequests * socket.request.max.bytes} in the
  * worst case and near {@code maxBytes} in practice (producers send requests of {@code max.request.size}).
+ *
+ * <p>One instance per broker, shared by the gRPC produce streams and the Kafka listener's connections.
  */
-final class ProduceAdmission {
+public final class ProduceAdmission {
 
     /** A stream waiting for a reservation. */
-    interface Waiter {
+    public interface Waiter {
         /** Called without the admission's lock held: the waiter now holds a reservation. */
         void granted();
     }
@@ -29,7 +31,7 @@ final class ProduceAdmission {
     private int requests;
     private long bytes;
 
-    ProduceAdmission(int maxRequests, long maxBytes) {
+    public ProduceAdmission(int maxRequests, long maxBytes) {
         if (maxRequests < 1 || maxBytes < 1) {
             throw new IllegalArgumentException("bounds must be positive: " + maxRequests + " requests, " + maxBytes + " bytes");
         }
@@ -42,7 +44,7 @@ final class ProduceAdmission {
     }
 
     /** Takes a reservation and returns true, or queues {@code waiter} (granted later) and returns false. */
-    synchronized boolean reserveOrWait(Waiter waiter) {
+    public synchronized boolean reserveOrWait(Waiter waiter) {
         if (waiting.isEmpty() && room()) {
             requests++;
             return true;
@@ -52,22 +54,22 @@ final class ProduceAdmission {
     }
 
     /** The message a reservation was for arrived: its bytes are held until {@link #release}. */
-    synchronized void arrived(long size) {
+    public synchronized void arrived(long size) {
         bytes += size;
     }
 
     /** A request that arrived was answered. */
-    void release(long size) {
+    public void release(long size) {
         grant(size, 1);
     }
 
     /** A reservation whose message never came (the stream ended). */
-    void cancelReservation() {
+    public void cancelReservation() {
         grant(0, 1);
     }
 
     /** A waiter that went away before it was granted. */
-    synchronized void forget(Waiter waiter) {
+    public synchronized void forget(Waiter waiter) {
         waiting.remove(waiter);
     }
 

@@ -139,7 +139,7 @@ public final class TestCluster implements AutoCloseable {
         for (int id = 1; id <= total; id++) {
             boolean controller = spec.combined > 0 || id <= spec.controllers;
             boolean broker = spec.combined > 0 || id > spec.controllers;
-            int[] ports = freePorts(4);
+            int[] ports = freePorts(5);
             TestNode node = new TestNode(id, root.resolve("node-" + id), controller, broker, ports, spec.heap);
             nodes.put(id, node);
             if (controller) {
@@ -224,6 +224,17 @@ public final class TestCluster implements AutoCloseable {
         for (TestNode node : nodes.values()) {
             if (node.isBroker()) {
                 joiner.add("127.0.0.1:" + node.brokerPort());
+            }
+        }
+        return joiner.toString();
+    }
+
+    /** The brokers' Kafka listeners, as Kafka clients' bootstrap.servers. */
+    public String kafkaBootstrap() {
+        StringJoiner joiner = new StringJoiner(",");
+        for (TestNode node : nodes.values()) {
+            if (node.isBroker()) {
+                joiner.add("127.0.0.1:" + node.kafkaPort());
             }
         }
         return joiner.toString();

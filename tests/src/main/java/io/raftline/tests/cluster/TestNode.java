@@ -29,6 +29,7 @@ public final class TestNode {
     private final int quorumPort;
     private final int controllerPort;
     private final int metricsPort;
+    private final int kafkaPort;
     private final String heap;
     private Process process;
     /** Started by the test and not since stopped or killed by it. */
@@ -43,6 +44,7 @@ public final class TestNode {
         this.quorumPort = ports[1];
         this.controllerPort = ports[2];
         this.metricsPort = ports[3];
+        this.kafkaPort = ports[4];
         this.heap = heap;
     }
 
@@ -74,6 +76,11 @@ public final class TestNode {
         return metricsPort;
     }
 
+    /** The Kafka wire-protocol listener (kafka.listener) of a broker. */
+    public int kafkaPort() {
+        return kafkaPort;
+    }
+
     public Path dir() {
         return dir;
     }
@@ -103,6 +110,9 @@ public final class TestNode {
         sb.append("quorum.listener=127.0.0.1:").append(quorumPort).append('\n');
         sb.append("controller.listener=127.0.0.1:").append(controllerPort).append('\n');
         sb.append("metrics.listener=127.0.0.1:").append(metricsPort).append('\n');
+        if (broker) {
+            sb.append("kafka.listener=127.0.0.1:").append(kafkaPort).append('\n');
+        }
         // "{node.dir}" in a value stands for this node's directory (e.g. several log.dirs per node).
         extra.forEach((k, v) -> sb.append(k).append('=').append(v.replace(NODE_DIR, dir.toString())).append('\n'));
         try {

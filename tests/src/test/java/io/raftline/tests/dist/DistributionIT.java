@@ -16,11 +16,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.StringDeserializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -112,6 +116,25 @@ class DistributionIT {
             assertThat(consume.code()).as(consume.err()).isZero();
             assertThat(consume.out()).isEqualTo("one\ntwo\nthree\n");
             assertThat(consume.err()).contains("Processed a total of 3 messages");
+
+            // The Kafka listener at P+4, listed in cluster.json, hands the same records to Kafka's own consumer.
+            String kafkaBootstrap = "127.0.0.1:" + (basePort + 4);
+            assertThat(cluster.get("kafkaBootstrap").asText()).isEqualTo(kafkaBootstrap);
+            assertThat(cluster.get("nodes").get(0).get("kafka").asText()).isEqualTo(kafkaBootstrap);
+            Properties kafka = new Properties();
+            kafka.setProperty("bootstrap.servers", kafkaBootstrap);
+            try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(kafka, new StringDeserializer(),
+                new StringDeserializer())) {
+                TopicPartition tp = new TopicPartition("tour", 0);
+                consumer.assign(List.of(tp));
+                consumer.seekToBeginning(List.of(tp));
+                List<String> values = new ArrayList<>();
+                TestCluster.await(() -> {
+                    consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.offset() + ":" + r.value()));
+                    return values.size() >= 3;
+                }, Duration.ofSeconds(60), "3 records through the Kafka listener");
+                assertThat(values).containsExactly("0:one", "1:two", "2:three");
+            }
         } finally {
             dev.destroy();
             boolean exited = dev.waitFor(30, TimeUnit.SECONDS);

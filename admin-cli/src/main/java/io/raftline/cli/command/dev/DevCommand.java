@@ -159,6 +159,7 @@ public final class DevCommand implements Callable<Integer> {
         var doc = Json.object();
         doc.put("clusterId", clusterId);
         doc.put("bootstrap", layout.bootstrap());
+        doc.put("kafkaBootstrap", layout.kafkaBootstrap());
         if (layout.tls() != null) {
             doc.put("tls", true);
             doc.put("clientConfig", layout.tls().clientProperties().toString());
@@ -173,6 +174,7 @@ public final class DevCommand implements Callable<Integer> {
             n.put("quorum", "127.0.0.1:" + layout.quorumPort(i));
             n.put("controller", "127.0.0.1:" + layout.controllerPort(i));
             n.put("metrics", "127.0.0.1:" + layout.metricsPort(i));
+            n.put("kafka", "127.0.0.1:" + layout.kafkaPort(i));
             n.put("console", consoleUrl(layout, i));
             n.put("dir", layout.nodeDir(i).toString());
         }

@@ -43,6 +43,11 @@ final class DevLayout {
         return brokerPort(i) + 3;
     }
 
+    /** The Kafka wire-protocol listener (kafka.listener). */
+    int kafkaPort(int i) {
+        return brokerPort(i) + 4;
+    }
+
     Path nodeDir(int i) {
         return root.resolve("node-" + i);
     }
@@ -58,6 +63,7 @@ final class DevLayout {
             ports.add(quorumPort(i));
             ports.add(controllerPort(i));
             ports.add(metricsPort(i));
+            ports.add(kafkaPort(i));
         }
         return ports;
     }
@@ -66,6 +72,15 @@ final class DevLayout {
         StringJoiner joiner = new StringJoiner(",");
         for (int i = 1; i <= nodes; i++) {
             joiner.add("127.0.0.1:" + brokerPort(i));
+        }
+        return joiner.toString();
+    }
+
+    /** The Kafka listeners, for Kafka's clients' bootstrap.servers. */
+    String kafkaBootstrap() {
+        StringJoiner joiner = new StringJoiner(",");
+        for (int i = 1; i <= nodes; i++) {
+            joiner.add("127.0.0.1:" + kafkaPort(i));
         }
         return joiner.toString();
     }
@@ -155,6 +170,7 @@ final class DevLayout {
             + "quorum.listener=127.0.0.1:" + quorumPort(i) + "\n"
             + "controller.listener=127.0.0.1:" + controllerPort(i) + "\n"
             + "metrics.listener=127.0.0.1:" + metricsPort(i) + "\n"
+            + "kafka.listener=127.0.0.1:" + kafkaPort(i) + "\n"
             + "quorum.voters=" + voters + "\n"
             + "controller.bootstrap.servers=" + controllers + "\n"
             + "default.replication.factor=" + rf + "\n"

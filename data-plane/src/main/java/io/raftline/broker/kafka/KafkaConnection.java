@@ -1,0 +1,260 @@
+package io.raftline.broker.kafka;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.raftline.broker.rpc.ProduceAdmission;
+import java.net.InetSocketAddress;
+import java.net.SocketAddress;
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.AbstractRequest;
+import org.apache.kafka.common.requests.ProduceRequest;
+import org.apache.kafka.common.requests.RequestAndSize;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.RequestUtils;
+import org.apache.kafka.common.requests.ResponseHeader;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Kafka client connection, after {@link KafkaFrameDecoder}. Requests are parsed with Kafka's own classes, handed
+ * to {@link KafkaApis} in arrival order, and answered in that same order whatever order they complete in (Kafka's
+ * clients match answers to requests by position and reject an out-of-order correlation id).
+ *
+ * <p>Back-pressure: at most {@code maxInFlight} requests are unanswered; past that the connection stops reading
+ * (autoRead off) and TCP holds the client back. A produce request also needs a reservation of the broker-wide
+ * {@link ProduceAdmission} shared with the gRPC listener (the same queued.max.requests / queued.max.request.bytes);
+ * without one the connection stops reading until it is granted. Requests are handled strictly in order, so an
+ * idempotent producer's batches reach the log in the order it sent them.
+ *
+ * <p>Threads: every field is touched only on the channel's event loop; completions from other threads hop onto it.
+ * A request that cannot be parsed closes the connection with one log line.
+ */
+final class KafkaConnection extends ChannelInboundHandlerAdapter implements ProduceAdmission.Waiter {
+
+    private static final Logger LOG = LoggerFactory.getLogger(KafkaConnection.class);
+
+    private final KafkaHandler apis;
+    private final ProduceAdmission admission;
+    private final int maxInFlight;
+    /** Handed to the handlers, unanswered, in request order. */
+    private final ArrayDeque<Pending> unanswered = new ArrayDeque<>();
+    /** Parsed, not handed on yet (waiting for room or for the produce admission). */
+    private final ArrayDeque<KafkaRequest> input = new ArrayDeque<>();
+    private ChannelHandlerContext ctx;
+    private String clientHost = "";
+    private boolean waitingForAdmission;
+    private boolean closed;
+
+    KafkaConnection(KafkaHandler apis, ProduceAdmission admission, int maxInFlight) {
+        this.apis = apis;
+        this.admission = admission;
+        this.maxInFlight = maxInFlight;
+    }
+
+    private static final class Pending {
+        final KafkaRequest request;
+        boolean done;
+        ApiMessage response;
+
+        Pending(KafkaRequest request) {
+            this.request = request;
+        }
+    }
+
+    @Override
+    public void channelActive(ChannelHandlerContext ctx) {
+        this.ctx = ctx;
+        SocketAddress remote = ctx.channel().remoteAddress();
+        clientHost = remote instanceof InetSocketAddress isa && isa.getAddress() != null
+            ? "/" + isa.getAddress().getHostAddress() : String.valueOf(remote);
+        ctx.fireChannelActive();
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        ByteBuf frame = (ByteBuf) msg;
+        KafkaRequest request;
+        try {
+            if (closed) {
+                return;
+            }
+            int size = frame.readableBytes();
+            // A private copy: produce batches alias it, and the log stamps offsets into them in place.
+            ByteBuffer bytes = ByteBuffer.allocate(size);
+            frame.readBytes(bytes);
+            bytes.flip();
+            request = parse(bytes, size);
+        } finally {
+            frame.release();
+        }
+        if (request != null) {
+            input.add(request);
+            drain();
+        }
+    }
+
+    /** The request, or null when it was answered here (ApiVersions of a version too new) or the connection closed. */
+    private KafkaRequest parse(ByteBuffer bytes, int size) {
+        short apiKey = size >= 4 ? bytes.getShort(0) : -1;
+        short version = size >= 4 ? bytes.getShort(2) : -1;
+        if (apiKey == ApiKeys.API_VERSIONS.id && size >= 8 && !SupportedApis.supports(ApiKeys.API_VERSIONS, version)) {
+            // Kafka's rule: answer a newer ApiVersions with version 0 and UNSUPPORTED_VERSION, so the client retries
+            // with the newest version listed.
+            answerApiVersionsTooNew(bytes.getInt(4));
+            return null;
+        }
+        RequestHeader header;
+        AbstractRequest body;
+        try {
+            header = RequestHeader.parse(bytes);
+            if (!SupportedApis.supports(header.apiKey(), header.apiVersion())) {
+                refuse("it sent " + header.apiKey() + " version " + header.apiVersion()
+                    + ", which this broker does not serve (see ApiVersions)");
+                return null;
+            }
+            RequestAndSize parsed = AbstractRequest.parseRequest(header.apiKey(), header.apiVersion(),
+                new ByteBufferAccessor(bytes));
+            body = parsed.request;
+        } catch (RuntimeException e) {
+            refuse("cannot parse a request of " + size + " bytes (api key " + apiKey + ", version " + version + "): " + e);
+            return null;
+        }
+        return new KafkaRequest(header, body, size, clientHost);
+    }
+
+    private void refuse(String why) {
+        LOG.warn("kafka listener: closing the connection from {}: {}", clientHost, why);
+        closed = true;
+        ctx.close();
+    }
+
+    private void answerApiVersionsTooNew(int correlationId) {
+        ApiVersionsResponseData body = new ApiVersionsResponseData().setErrorCode(Errors.UNSUPPORTED_VERSION.code())
+            .setApiKeys(SupportedApis.advertised());
+        write(new ResponseHeader(correlationId, (short) 0), body, (short) 0);
+        ctx.flush();
+    }
+
+    /** Hands on parsed requests while there is room and the head is not waiting for the produce admission. */
+    private void drain() {
+        while (!closed && !waitingForAdmission && !input.isEmpty() && unanswered.size() < maxInFlight) {
+            KafkaRequest next = input.peek();
+            if (next.apiKey() == ApiKeys.PRODUCE) {
+                if (!admission.reserveOrWait(this)) {
+                    waitingForAdmission = true;
+                    break;
+                }
+                admission.arrived(next.sizeBytes());
+            }
+            input.poll();
+            dispatch(next);
+        }
+        boolean read = !closed && input.isEmpty() && unanswered.size() < maxInFlight;
+        if (ctx.channel().config().isAutoRead() != read) {
+            ctx.channel().config().setAutoRead(read);
+        }
+    }
+
+    /** Called by the admission (any thread, no lock held): this connection now holds a produce reservation. */
+    @Override
+    public void granted() {
+        ctx.executor().execute(() -> {
+            waitingForAdmission = false;
+            KafkaRequest next = input.poll();
+            if (closed || next == null) {
+                admission.cancelReservation();
+                return;
+            }
+            admission.arrived(next.sizeBytes());
+            dispatch(next);
+            drain();
+        });
+    }
+
+    private void dispatch(KafkaRequest request) {
+        Pending pending = new Pending(request);
+        unanswered.add(pending);
+        CompletableFuture<ApiMessage> answer;
+        try {
+            answer = apis.handle(request);
+        } catch (RuntimeException e) {
+            answer = CompletableFuture.failedFuture(e);
+        }
+        answer.whenComplete((response, err) -> {
+            if (request.apiKey() == ApiKeys.PRODUCE) {
+                admission.release(request.sizeBytes());
+            }
+            ApiMessage out = response;
+            boolean silent = request.body() instanceof ProduceRequest produce && produce.acks() == 0;
+            if (err != null && !silent) {
+                LOG.warn("kafka listener: {} from {} failed: {}", request.apiKey(), clientHost, err.toString());
+                out = request.body().getErrorResponse(err).data();
+            }
+            ApiMessage result = out;
+            ctx.executor().execute(() -> completed(pending, result));
+        });
+    }
+
+    private void completed(Pending pending, ApiMessage response) {
+        pending.done = true;
+        pending.response = response;
+        boolean wrote = false;
+        while (!unanswered.isEmpty() && unanswered.peek().done) {
+            Pending head = unanswered.poll();
+            if (head.response != null && !closed) {
+                RequestHeader h = head.request.header();
+                try {
+                    write(h.toResponseHeader(), head.response, h.apiVersion());
+                    wrote = true;
+                } catch (RuntimeException e) {
+                    // An answer this version cannot carry: a bug here, but the client must not wait for it forever.
+                    LOG.error("kafka listener: cannot write the answer to {} v{} for {}; closing the connection: {}",
+                        h.apiKey(), h.apiVersion(), clientHost, e.toString());
+                    closed = true;
+                    ctx.close();
+                    return;
+                }
+            }
+        }
+        if (wrote) {
+            ctx.flush();
+        }
+        drain();
+    }
+
+    private void write(ResponseHeader header, ApiMessage body, short version) {
+        ResponseHeaderData headerData = header.data();
+        ByteBuffer bytes = RequestUtils.serialize(headerData, header.headerVersion(), body, version);
+        ByteBuf out = ctx.alloc().buffer(4 + bytes.remaining());
+        out.writeInt(bytes.remaining());
+        out.writeBytes(bytes);
+        ctx.write(out);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        closed = true;
+        input.clear();
+        if (waitingForAdmission) {
+            // A grant racing with this sees the connection closed and hands the reservation back.
+            admission.forget(this);
+        }
+        ctx.fireChannelInactive();
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LOG.info("kafka listener: connection from {} failed: {}", clientHost, cause.toString());
+        closed = true;
+        ctx.close();
+    }
+}

@@ -1,0 +1,199 @@
+package io.raftline.broker.kafka;
+
+import io.raftline.broker.log.FileSlice;
+import io.raftline.broker.replica.FetchManager;
+import io.raftline.broker.replica.Partition;
+import io.raftline.broker.replica.ReplicaManager;
+import io.raftline.broker.replica.TopicPartition;
+import io.raftline.broker.rpc.BrokerRpcService;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.broker.ListOffsetsRequest;
+import io.raftline.protocol.broker.ListOffsetsResponse;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.FetchRequestData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ListOffsetsRequestData;
+import org.apache.kafka.common.message.ListOffsetsResponseData;
+import org.apache.kafka.common.message.ProduceRequestData;
+import org.apache.kafka.common.message.ProduceResponseData;
+import org.apache.kafka.common.protocol.ApiMessage;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.record.internal.MemoryRecords;
+
+/**
+ * Produce, Fetch and ListOffsets of the Kafka listener, over the replica manager the gRPC listener uses. Record
+ * batches pass through as the same bytes: Raftline stores Kafka's record batch v2, so a produced batch is appended as
+ * it arrived and a fetch answers with the stored bytes.
+ */
+public final class KafkaDataApis {
+
+    private final ReplicaManager replicaManager;
+    private final BrokerRpcService service;
+    private final int fetchMaxBytes;
+
+    /** {@code fetchMaxBytes}: the broker's fetch.max.bytes, which caps every answer whatever the client asks. */
+    public KafkaDataApis(ReplicaManager replicaManager, BrokerRpcService service, int fetchMaxBytes) {
+        this.replicaManager = replicaManager;
+        this.service = service;
+        this.fetchMaxBytes = fetchMaxBytes;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Produce
+
+    CompletableFuture<ApiMessage> produce(KafkaRequest request) {
+        ProduceRequestData produce = (ProduceRequestData) request.body().data();
+        if (produce.transactionalId() != null) {
+            return CompletableFuture.completedFuture(produceError(produce, Errors.UNSUPPORTED_VERSION));
+        }
+        Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
+        for (ProduceRequestData.TopicProduceData t : produce.topicData()) {
+            for (ProduceRequestData.PartitionProduceData p : t.partitionData()) {
+                ByteBuffer records = p.records() instanceof MemoryRecords m ? m.buffer() : ByteBuffer.allocate(0);
+                // A private array per partition, positioned at 0, as the gRPC path hands the log.
+                ByteBuffer copy = ByteBuffer.allocate(records.remaining());
+                copy.put(records.duplicate()).flip();
+                data.put(new TopicPartition(t.name(), p.index()), copy);
+            }
+        }
+        short acks = produce.acks();
+        CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended =
+            replicaManager.appendRecords(acks, Math.max(1, produce.timeoutMs()), data);
+        return appended.thenApply(results -> acks == 0 ? null : produceResponse(results));
+    }
+
+    private static ProduceResponseData produceResponse(Map<TopicPartition, ReplicaManager.ProduceResult> results) {
+        ProduceResponseData out = new ProduceResponseData();
+        Map<String, ProduceResponseData.TopicProduceResponse> topics = new LinkedHashMap<>();
+        results.forEach((tp, r) -> {
+            ProduceResponseData.TopicProduceResponse topic = topics.computeIfAbsent(tp.topic(),
+                name -> new ProduceResponseData.TopicProduceResponse().setName(name));
+            topic.partitionResponses().add(new ProduceResponseData.PartitionProduceResponse()
+                .setIndex(tp.partition()).setErrorCode(KafkaErrors.code(r.error()))
+                .setErrorMessage(r.error() == ErrorCode.NONE ? null : r.message())
+                .setBaseOffset(r.baseOffset()).setLogAppendTimeMs(r.logAppendTimeMs()).setLogStartOffset(r.logStartOffset()));
+        });
+        topics.values().forEach(out.responses()::add);
+        return out;
+    }
+
+    private static ProduceResponseData produceError(ProduceRequestData produce, Errors error) {
+        ProduceResponseData out = new ProduceResponseData();
+        for (ProduceRequestData.TopicProduceData t : produce.topicData()) {
+            ProduceResponseData.TopicProduceResponse topic = new ProduceResponseData.TopicProduceResponse().setName(t.name());
+            for (ProduceRequestData.PartitionProduceData p : t.partitionData()) {
+                topic.partitionResponses().add(new ProduceResponseData.PartitionProduceResponse().setIndex(p.index())
+                    .setErrorCode(error.code()).setBaseOffset(-1));
+            }
+            out.responses().add(topic);
+        }
+        return out;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Fetch
+
+    /**
+     * A consumer's fetch. No incremental fetch sessions yet: every answer says session 0, so clients send full fetches
+     * (KIP-227's fallback). A client naming a session it was never given is told FETCH_SESSION_ID_NOT_FOUND.
+     */
+    CompletableFuture<ApiMessage> fetch(KafkaRequest request) {
+        FetchRequestData fetch = (FetchRequestData) request.body().data();
+        if (fetch.sessionId() != 0) {
+            return CompletableFuture.completedFuture(new FetchResponseData()
+                .setErrorCode(Errors.FETCH_SESSION_ID_NOT_FOUND.code()).setSessionId(0));
+        }
+        List<FetchManager.PartitionFetch> parts = new ArrayList<>();
+        for (FetchRequestData.FetchTopic t : fetch.topics()) {
+            for (FetchRequestData.FetchPartition p : t.partitions()) {
+                parts.add(new FetchManager.PartitionFetch(new TopicPartition(t.topic(), p.partition()), p.fetchOffset(),
+                    p.partitionMaxBytes(), p.currentLeaderEpoch(), p.lastFetchedEpoch()));
+            }
+        }
+        int maxBytes = fetch.maxBytes() <= 0 ? fetchMaxBytes : Math.min(fetch.maxBytes(), fetchMaxBytes);
+        // Always a consumer's fetch: Kafka's followers are not served here.
+        FetchManager.Request ours = new FetchManager.Request(-1, -1, fetch.maxWaitMs(), fetch.minBytes(), maxBytes, parts);
+        return replicaManager.fetchManager().fetch(ours).thenApply(data -> fetchResponse(data, request.version()));
+    }
+
+    private static FetchResponseData fetchResponse(List<FetchManager.PartitionData> data, short version) {
+        FetchResponseData out = new FetchResponseData().setSessionId(0).setErrorCode(Errors.NONE.code());
+        Map<String, FetchResponseData.FetchableTopicResponse> topics = new LinkedHashMap<>();
+        for (FetchManager.PartitionData pd : data) {
+            Partition.ReadResult r = pd.result();
+            FetchResponseData.FetchableTopicResponse topic = topics.computeIfAbsent(pd.tp().topic(),
+                name -> new FetchResponseData.FetchableTopicResponse().setTopic(name));
+            FetchResponseData.PartitionData p = new FetchResponseData.PartitionData()
+                .setPartitionIndex(pd.tp().partition())
+                .setErrorCode(KafkaErrors.code(r.error()))
+                .setHighWatermark(r.highWatermark())
+                // no transactions: everything below the high watermark is stable
+                .setLastStableOffset(r.highWatermark())
+                .setLogStartOffset(r.logStartOffset())
+                .setAbortedTransactions(null)
+                .setRecords(records(r));
+            if ((r.error() == ErrorCode.NOT_LEADER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) && version >= 12) {
+                p.currentLeader().setLeaderId(pd.leaderId()).setLeaderEpoch(pd.leaderEpoch());
+            }
+            topic.partitions().add(p);
+        }
+        out.responses().addAll(topics.values());
+        return out;
+    }
+
+    /** The stored batches, read from the segment files into one buffer (zero-copy sends are for later). */
+    private static MemoryRecords records(Partition.ReadResult r) {
+        if (r.data() == null || r.data().slices().isEmpty()) {
+            return MemoryRecords.EMPTY;
+        }
+        int size = 0;
+        for (FileSlice slice : r.data().slices()) {
+            size += slice.size();
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(size);
+        try {
+            for (FileSlice slice : r.data().slices()) {
+                slice.readInto(buffer);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("reading the log failed", e);
+        }
+        buffer.flip();
+        return MemoryRecords.readableRecords(buffer);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // ListOffsets
+
+    CompletableFuture<ApiMessage> listOffsets(KafkaRequest request) {
+        ListOffsetsRequestData list = (ListOffsetsRequestData) request.body().data();
+        ListOffsetsRequest.Builder ours = ListOffsetsRequest.newBuilder().setReplicaId(-1);
+        for (ListOffsetsRequestData.ListOffsetsTopic t : list.topics()) {
+            for (ListOffsetsRequestData.ListOffsetsPartition p : t.partitions()) {
+                ours.addPartitions(ListOffsetsRequest.PartitionQuery.newBuilder().setTopic(t.name())
+                    .setPartition(p.partitionIndex()).setTimestamp(p.timestamp()).setCurrentLeaderEpoch(p.currentLeaderEpoch()));
+            }
+        }
+        return Unary.call(service::listOffsets, ours.build()).thenApply(r -> {
+            ListOffsetsResponseData out = new ListOffsetsResponseData();
+            Map<String, ListOffsetsResponseData.ListOffsetsTopicResponse> topics = new LinkedHashMap<>();
+            for (ListOffsetsResponse.PartitionResult p : r.getPartitionsList()) {
+                topics.computeIfAbsent(p.getTopic(), name -> new ListOffsetsResponseData.ListOffsetsTopicResponse().setName(name))
+                    .partitions().add(new ListOffsetsResponseData.ListOffsetsPartitionResponse()
+                        .setPartitionIndex(p.getPartition()).setErrorCode(KafkaApis.code(p.getError()))
+                        .setOffset(p.getOffset()).setTimestamp(p.getTimestamp())
+                        // v4+ carries the leader epoch
+                        .setLeaderEpoch(p.getError().getCode() == ErrorCode.NONE && request.version() >= 4 ? p.getLeaderEpoch() : -1));
+            }
+            out.topics().addAll(topics.values());
+            return out;
+        });
+    }
+}

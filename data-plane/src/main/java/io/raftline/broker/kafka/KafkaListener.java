@@ -1,0 +1,94 @@
+package io.raftline.broker.kafka;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.raftline.broker.rpc.ProduceAdmission;
+import io.raftline.common.config.HostPort;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The broker's Kafka wire-protocol listener ({@code kafka.listener}): a Netty server whose connections each run a
+ * {@link KafkaFrameDecoder} then a {@link KafkaConnection}. Nothing on its event loops blocks: handlers return
+ * futures completed by the broker's own services. Two event-loop threads serve every connection (the handlers only
+ * translate; the work happens in the replica manager, the group coordinator and the controller).
+ */
+public final class KafkaListener implements AutoCloseable {
+
+    private static final int EVENT_LOOP_THREADS = 2;
+
+    private final EventLoopGroup group;
+    private final Channel channel;
+
+    private KafkaListener(EventLoopGroup group, Channel channel) {
+        this.group = group;
+        this.channel = channel;
+    }
+
+    /**
+     * Listens on {@code address}. {@code maxFrameBytes}: socket.request.max.bytes; {@code maxInFlight}: unanswered
+     * requests per connection before it stops reading.
+     */
+    public static KafkaListener start(HostPort address, KafkaApis apis, ProduceAdmission admission, int maxFrameBytes,
+                                      int maxInFlight) {
+        return start(address, (KafkaHandler) apis, admission, maxFrameBytes, maxInFlight);
+    }
+
+    static KafkaListener start(HostPort address, KafkaHandler apis, ProduceAdmission admission, int maxFrameBytes,
+                               int maxInFlight) {
+        AtomicInteger n = new AtomicInteger();
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(EVENT_LOOP_THREADS, r -> {
+            Thread t = new Thread(r, "kafka-listener-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }, NioIoHandler.newFactory());
+        ServerBootstrap bootstrap = new ServerBootstrap()
+            .group(group)
+            .channel(NioServerSocketChannel.class)
+            .option(ChannelOption.SO_REUSEADDR, true)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(new ChannelInitializer<SocketChannel>() {
+                @Override
+                protected void initChannel(SocketChannel ch) {
+                    ch.pipeline().addLast(new KafkaFrameDecoder(maxFrameBytes),
+                        new KafkaConnection(apis, admission, maxInFlight));
+                }
+            });
+        try {
+            Channel channel = bootstrap.bind(new InetSocketAddress(address.host(), address.port())).sync().channel();
+            return new KafkaListener(group, channel);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            throw new IllegalStateException("interrupted while binding kafka.listener " + address, e);
+        } catch (Exception e) {
+            group.shutdownGracefully(0, 0, TimeUnit.SECONDS);
+            if (e instanceof BindException) {
+                throw new UncheckedIOException("cannot listen on kafka.listener " + address + ": " + e.getMessage(),
+                    (BindException) e);
+            }
+            throw new IllegalStateException("cannot listen on kafka.listener " + address + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The bound port (the one asked for, or the one chosen for port 0). */
+    public int port() {
+        return ((InetSocketAddress) channel.localAddress()).getPort();
+    }
+
+    @Override
+    public void close() {
+        channel.close().awaitUninterruptibly(2, TimeUnit.SECONDS);
+        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+    }
+}
