@@ -429,6 +429,9 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 leaderHint(tp).ifPresent(r::setCurrentLeader);
             } else if (q.getCurrentLeaderEpoch() > 0 && q.getCurrentLeaderEpoch() < partition.leaderEpoch()) {
                 r.setError(error(ErrorCode.FENCED_LEADER_EPOCH, "leader epoch " + q.getCurrentLeaderEpoch() + " is stale"));
+            } else if (q.getTimestamp() != -2 && request.getReplicaId() < 0 && partition.highWatermarkBelowEpochStart()) {
+                r.setError(error(ErrorCode.OFFSET_NOT_AVAILABLE, "the leader of " + tp + " at epoch " + partition.leaderEpoch()
+                    + " has not yet learned a high watermark at or past its epoch start; retry"));
             } else {
                 Log log = partition.log();
                 long hw = partition.highWatermark();
