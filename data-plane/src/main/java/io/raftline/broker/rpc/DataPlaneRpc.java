@@ -11,6 +11,7 @@ import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
+import io.raftline.common.SystemTime;
 import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.protocol.Error;
@@ -166,7 +167,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 admission.arrived(size);
                 pump();
             }
-            long startNs = System.nanoTime();
+            long startNs = SystemTime.INSTANCE.nanoseconds();
             Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
             CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended;
             try {
@@ -185,7 +186,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                     if (err == null) {
                         recordProduced(data, results);
                     }
-                    metrics.recordLatency("produce", System.nanoTime() - startNs);
+                    metrics.recordLatency("produce", SystemTime.INSTANCE.nanoseconds() - startNs);
                     if (request.getAcks() != 0) {
                         send(call, response(request, data, results, err));
                     }
@@ -326,7 +327,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         return new StreamObserver<>() {
             @Override
             public void onNext(FetchRequest request) {
-                long startNs = System.nanoTime();
+                long startNs = SystemTime.INSTANCE.nanoseconds();
                 List<FetchManager.PartitionFetch> parts = new ArrayList<>(request.getPartitionsCount());
                 for (FetchRequest.FetchPartition p : request.getPartitionsList()) {
                     parts.add(new FetchManager.PartitionFetch(new TopicPartition(p.getTopic(), p.getPartition()),
@@ -364,7 +365,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                         }
                     }
                     metrics.recordLatency(request.getReplicaId() >= 0 ? "fetch_follower" : "fetch_consumer",
-                        System.nanoTime() - startNs);
+                        SystemTime.INSTANCE.nanoseconds() - startNs);
                     synchronized (call) {
                         if (!call.isCancelled()) {
                             call.request(1);

@@ -1,5 +1,6 @@
 package io.raftline.metadata.quorum;
 
+import io.raftline.common.SystemTime;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -221,9 +222,9 @@ public final class QuorumServer implements Closeable {
         RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(server.getId())
             .setGroupId(groupId).setCallId(callIds.incrementAndGet()).setMessage(Message.valueOf(ByteString.copyFrom(batch)))
             .setType(RaftClientRequest.writeRequestType()).setTimeoutMs(config.requestTimeoutMs()).build();
-        long start = System.nanoTime();
+        long start = SystemTime.INSTANCE.nanoseconds();
         return submit(request).thenApply(reply -> {
-            commitLatencyNanos.accept(System.nanoTime() - start);
+            commitLatencyNanos.accept(SystemTime.INSTANCE.nanoseconds() - start);
             return reply.getLogIndex();
         });
     }
