@@ -1,6 +1,7 @@
 package io.raftline.metadata.quorum;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.raftline.common.io.Fsync;
 import io.raftline.metadata.image.MetadataDelta;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.protocol.metadata.MetadataBatch;
@@ -8,11 +9,7 @@ import io.raftline.protocol.metadata.MetadataSnapshot;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -230,15 +227,11 @@ public final class MetadataStateMachine extends BaseStateMachine {
         MetadataSnapshot snap = MetadataSnapshot.newBuilder().setLastAppliedIndex(last.getIndex())
             .setLastAppliedTerm(last.getTerm()).setClusterId(clusterId).addAllRecords(current.toRecords()).build();
         File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-        File tmp = new File(file.getParentFile(), file.getName() + ".tmp");
-        try (OutputStream out = Files.newOutputStream(tmp.toPath())) {
-            snap.writeTo(out);
-        }
-        try (FileChannel ch = FileChannel.open(tmp.toPath(), StandardOpenOption.WRITE)) {
-            ch.force(true);
-        }
-        Files.move(tmp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        // Durable before Ratis learns of it: once it does, it may purge the log entries the snapshot replaces.
+        Fsync.replace(file.toPath(), snap::writeTo);
         MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+        Fsync.file(MD5FileUtil.getDigestFileForFile(file).toPath());
+        Fsync.directory(file.getParentFile().toPath());
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
         snapshotIndex = last.getIndex();
         LOG.info("metadata snapshot at {}: {} records, {} bytes", last, snap.getRecordsCount(), file.length());
