@@ -17,10 +17,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.FileInfo;
@@ -213,7 +215,37 @@ public final class MetadataStateMachine extends BaseStateMachine {
      */
     @Override
     public CompletableFuture<Message> query(Message request) {
+        String asked = request.getContent().toStringUtf8();
+        if (asked.startsWith(VOTER_DIRECTORY_QUERY)) {
+            int node = Integer.parseInt(asked.substring(VOTER_DIRECTORY_QUERY.length()));
+            return getServer().thenApply(server -> {
+                RaftConfiguration conf;
+                try {
+                    conf = server.getDivision(getGroupId()).getRaftConf();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                RaftPeerId id = QuorumServer.peerId(node);
+                EmptyStorageDecision.Role role = conf.getPeer(id, RaftPeerRole.FOLLOWER) != null ? EmptyStorageDecision.Role.VOTER
+                    : conf.getPeer(id, RaftPeerRole.LISTENER) != null ? EmptyStorageDecision.Role.LISTENER
+                    : EmptyStorageDecision.Role.ABSENT;
+                return Message.valueOf(role.name() + " " + image.voterDirectories().getOrDefault(node, ""));
+            });
+        }
         return CompletableFuture.completedFuture(Message.valueOf(Long.toString(image.index())));
+    }
+
+    /**
+     * A linearizable query about node N: {@code voter-directory:N}, answered with its role in the current Raft
+     * configuration and the directory id with which it joined ({@code "VOTER dir-id"}, {@code "ABSENT "}).
+     */
+    static final String VOTER_DIRECTORY_QUERY = "voter-directory:";
+
+    static EmptyStorageDecision.QuorumAnswer parseVoterAnswer(String answer) {
+        int space = answer.indexOf(' ');
+        String dir = answer.substring(space + 1).trim();
+        return new EmptyStorageDecision.QuorumAnswer(EmptyStorageDecision.Role.valueOf(answer.substring(0, space)),
+            dir.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(dir));
     }
 
     @Override

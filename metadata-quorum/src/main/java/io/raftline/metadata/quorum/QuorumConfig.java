@@ -35,6 +35,7 @@ public final class QuorumConfig {
     private final long firstElectionTimeoutMaxMs;
     private final long requestTimeoutMs;
     private final int cachedEntries;
+    private final String directoryId;
 
     private QuorumConfig(Builder b) {
         this.nodeId = b.nodeId;
@@ -53,6 +54,7 @@ public final class QuorumConfig {
         this.firstElectionTimeoutMaxMs = b.firstElectionTimeoutMaxMs;
         this.requestTimeoutMs = b.requestTimeoutMs;
         this.cachedEntries = b.cachedEntries;
+        this.directoryId = Objects.requireNonNull(b.directoryId, "directory id");
         if (nodeId < 0) {
             throw new IllegalArgumentException("node.id must be >= 0");
         }
@@ -75,6 +77,14 @@ public final class QuorumConfig {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * The directory id of this node's metadata dir (from its meta.properties), with which it registers in the quorum
+     * (KIP-853's voter key is id and directory id); empty when unknown, and then it never registers.
+     */
+    public String directoryId() {
+        return directoryId;
     }
 
     public int nodeId() {
@@ -173,6 +183,7 @@ public final class QuorumConfig {
         private long firstElectionTimeoutMaxMs = 400;
         private long requestTimeoutMs = 3000;
         private int cachedEntries = 20_000;
+        private String directoryId = "";
 
         private Builder() {
         }
@@ -238,6 +249,12 @@ public final class QuorumConfig {
 
         public Builder cachedEntries(int v) {
             cachedEntries = v;
+            return this;
+        }
+
+        /** The metadata dir's directory id (its meta.properties): this node's identity in the quorum with its id. */
+        public Builder directoryId(String v) {
+            directoryId = v;
             return this;
         }
 
