@@ -78,8 +78,8 @@ public final class EmptyStorageDecision {
             return new Decision(Action.REFUSE, "node " + nodeId + " is a voter of the running quorum, which it joined"
                 + " with metadata directory " + a.registered().get() + ", but its Raft storage is empty: it lost its log"
                 + " (wiped or re-formatted) and must not vote with an empty log. Run `raftline quorum remove-voter"
-                + " --node-id " + nodeId + "` (it stays on as an observer), start this node again (it catches up as"
-                + " one), then `raftline quorum add-voter --node-id " + nodeId + " --endpoint HOST:PORT`");
+                + " --id " + nodeId + "` (it stays on as an observer), start this node again (it catches up as"
+                + " one), then `raftline quorum add-voter --id " + nodeId + " --endpoint HOST:PORT`");
         }
         return new Decision(Action.JOIN_AS_VOTER, "the running quorum counts node " + nodeId
             + " as a voter that has never joined: it joins as that voter");

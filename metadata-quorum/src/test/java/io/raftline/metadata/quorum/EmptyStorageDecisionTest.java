@@ -55,7 +55,7 @@ class EmptyStorageDecisionTest {
         EmptyStorageDecision.Decision d = EmptyStorageDecision.decide(3, peers, answer);
         assertThat(d.action()).as(d.reason()).isEqualTo(expected);
         if (expected == Action.REFUSE) {
-            assertThat(d.reason()).contains("quorum remove-voter --node-id 3").contains("add-voter");
+            assertThat(d.reason()).contains("quorum remove-voter --id 3").contains("add-voter");
         }
     }
 }

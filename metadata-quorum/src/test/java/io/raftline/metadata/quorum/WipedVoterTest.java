@@ -73,7 +73,7 @@ class WipedVoterTest {
                 refused = e.getCause();
             }
             assertThat(refused).as("the wiped voter's start").isInstanceOf(QuorumServer.QuorumStorageException.class)
-                .hasMessageContaining("lost its log").hasMessageContaining("quorum remove-voter --node-id " + c);
+                .hasMessageContaining("lost its log").hasMessageContaining("quorum remove-voter --id " + c);
             QuorumNode active = q.awaitActive();
             await().atMost(Duration.ofSeconds(30)).until(() -> active.image().topic("committed-without-b").isPresent());
             assertThat(q.nodes.get(b).image().index()).isGreaterThanOrEqualTo(0);
