@@ -1,6 +1,7 @@
 package io.raftline.broker;
 
 import io.raftline.broker.config.NodeSecurity;
+import io.raftline.broker.storage.MetaProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.raftline.metadata.client.LocalControllers;
 import io.raftline.common.config.HostPort;
@@ -50,11 +51,18 @@ final class QuorumRole {
             .controllerAdvertisedHost(controllerAdvertisedHost(config))
             .voters(voters)
             .metadataDir(config.metadataDir())
+            .directoryId(directoryIdOf(config.metadataDir()))
             .snapshotRecords(config.getLong("metadata.snapshot.records"))
             .electionTimeoutMs(config.getInt("quorum.election.timeout.min.ms"), config.getInt("quorum.election.timeout.max.ms"))
             .requestTimeoutMs(config.getInt("quorum.request.timeout.ms"))
             .security(security.quorum())
             .build();
+    }
+
+    /** The directory id in the metadata dir's meta.properties (checked to exist before the node starts). */
+    private static String directoryIdOf(java.nio.file.Path metadataDir) {
+        MetaProperties meta = MetaProperties.read(metadataDir);
+        return meta == null ? "" : meta.directoryId();
     }
 
     /**

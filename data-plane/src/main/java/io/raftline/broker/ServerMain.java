@@ -4,6 +4,7 @@ import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.log.SegmentDump;
 import io.raftline.broker.storage.ClusterIds;
 import io.raftline.broker.storage.StorageException;
+import io.raftline.metadata.quorum.QuorumServer;
 import io.raftline.broker.storage.StorageFormatter;
 import io.raftline.common.Version;
 import io.raftline.common.config.ConfigException;
@@ -40,8 +41,13 @@ public final class ServerMain {
         cli.setErr(err);
         cli.setExecutionExceptionHandler((e, commandLine, parseResult) -> {
             Throwable cause = e;
+            for (Throwable c = e; c != null; c = c.getCause()) {
+                if (c instanceof QuorumServer.QuorumStorageException) {
+                    cause = c;
+                }
+            }
             if (cause instanceof ConfigException || cause instanceof StorageException
-                || cause instanceof IllegalArgumentException) {
+                || cause instanceof IllegalArgumentException || cause instanceof QuorumServer.QuorumStorageException) {
                 err.println("error: " + cause.getMessage());
             } else {
                 err.println("error: " + cause);

@@ -3,6 +3,7 @@ package io.raftline.bench;
 import io.raftline.client.common.serialization.ByteArraySerializer;
 import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
+import io.raftline.common.SystemTime;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.Properties;
@@ -50,16 +51,16 @@ public final class AckGapProbe {
         try (RaftlineProducer<byte[], byte[]> producer = new RaftlineProducer<>(props, new ByteArraySerializer(),
             new ByteArraySerializer())) {
             producer.partitionsFor(topic);
-            startNs = System.nanoTime();
+            startNs = SystemTime.INSTANCE.nanoseconds();
             for (int i = 0; i < count; i++) {
                 long due = startNs + (long) (i * (1e9 / rate));
                 long wait;
-                while ((wait = due - System.nanoTime()) > 0) {
+                while ((wait = due - SystemTime.INSTANCE.nanoseconds()) > 0) {
                     LockSupport.parkNanos(Math.min(wait, 200_000));
                 }
                 int index = i;
                 producer.send(new ProducerRecord<>(topic, value), (metadata, e) -> {
-                    long now = System.nanoTime();
+                    long now = SystemTime.INSTANCE.nanoseconds();
                     if (e != null) {
                         errors.incrementAndGet();
                         firstError.compareAndSet("", e.toString());

@@ -143,15 +143,15 @@ public final class QuorumFailoverBench {
             }
             double[] perCall = new double[topics];
             double[] writeOnly = new double[topics];
-            long t0 = System.nanoTime();
+            long t0 = SystemTime.INSTANCE.nanoseconds();
             for (int i = 0; i < topics; i++) {
-                long s = System.nanoTime();
+                long s = SystemTime.INSTANCE.nanoseconds();
                 CreateTopicsResponse r = create(channel, "topic-" + i, 3, 3);
-                writeOnly[i] = (System.nanoTime() - s) / 1e6;
+                writeOnly[i] = (SystemTime.INSTANCE.nanoseconds() - s) / 1e6;
                 broker.follower().awaitIndex(r.getMetadataIndex()).get(10, TimeUnit.SECONDS);
-                perCall[i] = (System.nanoTime() - s) / 1e6;
+                perCall[i] = (SystemTime.INSTANCE.nanoseconds() - s) / 1e6;
             }
-            double seconds = (System.nanoTime() - t0) / 1e9;
+            double seconds = (SystemTime.INSTANCE.nanoseconds() - t0) / 1e9;
             Arrays.sort(perCall);
             Arrays.sort(writeOnly);
             System.out.printf(Locale.ROOT, "controller answer alone: p50 %.2f ms, p99 %.2f ms%n", writeOnly[topics / 2],
@@ -167,7 +167,7 @@ public final class QuorumFailoverBench {
             for (int round = 1; round <= rounds; round++) {
                 int leader = awaitLeader(channel);
                 create(channel, "before-" + round, 1, 1);
-                long killedAt = System.nanoTime();
+                long killedAt = SystemTime.INSTANCE.nanoseconds();
                 System.out.println(java.time.LocalTime.now() + " killing " + leader);
                 processes.remove(leader).destroyForcibly();
                 int attempt = 0;
@@ -175,7 +175,7 @@ public final class QuorumFailoverBench {
                 do {
                     r = create(channel, "after-" + round + "-" + attempt++, 1, 1);
                 } while (r.getTopics(0).getError().getCode() != ErrorCode.NONE);
-                double ms = (System.nanoTime() - killedAt) / 1e6;
+                double ms = (SystemTime.INSTANCE.nanoseconds() - killedAt) / 1e6;
                 int newLeader = awaitLeader(channel);
                 results.add(ms);
                 System.out.printf(Locale.ROOT, "round %d: killed leader %d (kill -9); first successful write after %.0f ms;"
@@ -195,8 +195,8 @@ public final class QuorumFailoverBench {
         }
 
         int awaitLeader(ControllerChannel channel) throws Exception {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (System.nanoTime() < deadline) {
+            long deadline = SystemTime.INSTANCE.nanoseconds() + TimeUnit.SECONDS.toNanos(60);
+            while (SystemTime.INSTANCE.nanoseconds() < deadline) {
                 DescribeQuorumResponse d = channel.describeQuorum(DescribeQuorumRequest.getDefaultInstance())
                     .get(60, TimeUnit.SECONDS);
                 if (d.getError().getCode() == ErrorCode.NONE && d.getLeaderId() >= 0) {
@@ -207,8 +207,8 @@ public final class QuorumFailoverBench {
         }
 
         void awaitCaughtUp(ControllerChannel channel, int node, long index) throws Exception {
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-            while (System.nanoTime() < deadline) {
+            long deadline = SystemTime.INSTANCE.nanoseconds() + TimeUnit.SECONDS.toNanos(60);
+            while (SystemTime.INSTANCE.nanoseconds() < deadline) {
                 DescribeQuorumResponse d = channel.describeQuorum(DescribeQuorumRequest.getDefaultInstance())
                     .get(60, TimeUnit.SECONDS);
                 for (DescribeQuorumResponse.Peer p : d.getVotersList()) {

@@ -5,6 +5,7 @@ import io.raftline.client.admin.NewTopic;
 import io.raftline.client.common.TopicPartition;
 import io.raftline.client.common.serialization.ByteArrayDeserializer;
 import io.raftline.client.consumer.RaftlineConsumer;
+import io.raftline.common.SystemTime;
 import io.raftline.tests.cluster.TestCluster;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -146,13 +147,13 @@ public final class RebalanceBench {
                 members.add(factory.start(group, topic, strategy, "m" + i));
             }
             TestCluster.await(() -> complete(members, partitions), Duration.ofSeconds(120), n + " members to settle");
-            long start = System.nanoTime();
+            long start = SystemTime.INSTANCE.nanoseconds();
             Member joiner = factory.start(group, topic, strategy, "joiner");
             List<Member> all = new ArrayList<>(members);
             all.add(joiner);
             members.add(joiner);
             TestCluster.await(() -> complete(all, partitions), Duration.ofSeconds(120), "the group to settle with the joiner");
-            return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            return TimeUnit.NANOSECONDS.toMillis(SystemTime.INSTANCE.nanoseconds() - start);
         } finally {
             for (Member m : members) {
                 m.stop();

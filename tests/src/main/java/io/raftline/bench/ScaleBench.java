@@ -12,6 +12,7 @@ import io.raftline.client.common.Node;
 import io.raftline.client.common.serialization.ByteArraySerializer;
 import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
+import io.raftline.common.SystemTime;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
 import io.raftline.protocol.broker.MetadataRequest;
@@ -170,7 +171,7 @@ public final class ScaleBench {
             CreateTopicsRequest.Builder all = CreateTopicsRequest.newBuilder();
             topics.forEach(t -> all.addTopics(CreatableTopic.newBuilder().setName(t).setNumPartitions(PARTITIONS_PER_TOPIC)
                 .setReplicationFactor(3)));
-            long t0 = System.nanoTime();
+            long t0 = SystemTime.INSTANCE.nanoseconds();
             long index = brokers.create(all.build());
             out.put("createMs", ms(t0));
             brokers.awaitEveryImage(index, topics.get(topics.size() - 1));
@@ -182,12 +183,12 @@ public final class ScaleBench {
             produce(cluster, topics, records, out);
             footprint(cluster, out);
 
-            t0 = System.nanoTime();
+            t0 = SystemTime.INSTANCE.nanoseconds();
             for (TestNode node : cluster.nodes()) {
                 node.stop(Duration.ofSeconds(60));
             }
             out.put("stopMs", ms(t0));
-            t0 = System.nanoTime();
+            t0 = SystemTime.INSTANCE.nanoseconds();
             for (TestNode node : cluster.nodes()) {
                 node.start();
             }
@@ -199,7 +200,7 @@ public final class ScaleBench {
 
             // After a full restart the first broker up leads nearly everything; spread the leaders back over their
             // preferred replicas, so the kill below takes about a third of them away.
-            t0 = System.nanoTime();
+            t0 = SystemTime.INSTANCE.nanoseconds();
             admin.electLeaders(ElectionType.PREFERRED, null).partitions().get(2, TimeUnit.MINUTES);
             awaitPartitions(admin, topics, "every partition led by its preferred replica",
                 p -> p.leader() != null && p.leader().id() == p.replicas().get(0).id());
@@ -242,10 +243,10 @@ public final class ScaleBench {
             long last = 0;
             for (BrokerServiceGrpc.BrokerServiceFutureStub stub : stubs) {
                 MetadataRequest request = MetadataRequest.newBuilder().addTopics(topic).setMinMetadataIndex(index).build();
-                long deadline = System.nanoTime() + LONG.toNanos();
+                long deadline = SystemTime.INSTANCE.nanoseconds() + LONG.toNanos();
                 while (true) {
                     MetadataResponse r = stub.metadata(request).get(1, TimeUnit.MINUTES);
-                    long at = System.nanoTime();
+                    long at = SystemTime.INSTANCE.nanoseconds();
                     if (r.getMetadataIndex() >= index) {
                         if (r.getTopicsCount() != 1 || r.getTopics(0).getError().getCode() != ErrorCode.NONE) {
                             throw new IllegalStateException("an image at index " + index + " lacks " + topic + ": " + r);
@@ -279,10 +280,10 @@ public final class ScaleBench {
             // A broker fenced meanwhile (a session missed on a loaded machine) would fail the RF-3 create.
             cluster.awaitBrokersActive(LONG);
             String name = "probe-" + i;
-            long t0 = System.nanoTime();
+            long t0 = SystemTime.INSTANCE.nanoseconds();
             long index = brokers.create(CreateTopicsRequest.newBuilder().addTopics(
                 CreatableTopic.newBuilder().setName(name).setNumPartitions(1).setReplicationFactor(3)).build());
-            long t1 = System.nanoTime();
+            long t1 = SystemTime.INSTANCE.nanoseconds();
             long last = brokers.awaitEveryImage(index, name);
             commit[i] = (t1 - t0) / 1e6;
             propagation[i] = (last - t1) / 1e6;
@@ -310,7 +311,7 @@ public final class ScaleBench {
                     null, value));
             }
             producer.flush();
-            long t0 = System.nanoTime();
+            long t0 = SystemTime.INSTANCE.nanoseconds();
             for (int i = 0; i < records; i++) {
                 int topic = i % topics.size();
                 int partition = (i / topics.size()) % PARTITIONS_PER_TOPIC;
@@ -321,7 +322,7 @@ public final class ScaleBench {
                 });
             }
             producer.flush();
-            double seconds = (System.nanoTime() - t0) / 1e9;
+            double seconds = (SystemTime.INSTANCE.nanoseconds() - t0) / 1e9;
             if (failure.get() != null) {
                 throw new IllegalStateException("produce failed", failure.get());
             }
@@ -389,7 +390,7 @@ public final class ScaleBench {
         int id = victim.id();
         long led = describe(admin, topics).stream().filter(p -> p.leader() != null && p.leader().id() == id).count();
         out.put("victimLeaders", (double) led);
-        long t0 = System.nanoTime();
+        long t0 = SystemTime.INSTANCE.nanoseconds();
         victim.kill();
         TestCluster.await(() -> brokerState(admin, id).map(s -> !s.equals("active")).orElse(false), LONG,
             "broker " + id + " to be fenced");
@@ -398,7 +399,7 @@ public final class ScaleBench {
             p -> p.leader() != null && p.leader().id() != id);
         out.put("leadersMovedMs", ms(t0));
 
-        t0 = System.nanoTime();
+        t0 = SystemTime.INSTANCE.nanoseconds();
         victim.start();
         TestCluster.await(() -> brokerState(admin, id).map(s -> s.equals("active")).orElse(false), LONG,
             "broker " + id + " to be active again");
@@ -434,7 +435,7 @@ public final class ScaleBench {
     }
 
     private static double ms(long startNanos) {
-        return (System.nanoTime() - startNanos) / 1e6;
+        return (SystemTime.INSTANCE.nanoseconds() - startNanos) / 1e6;
     }
 
     private static String json(Map<String, Double> r) {

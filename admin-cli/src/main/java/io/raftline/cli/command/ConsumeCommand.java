@@ -12,6 +12,7 @@ import io.raftline.client.consumer.ConsumerRecords;
 import io.raftline.client.consumer.OffsetAndMetadata;
 import io.raftline.client.consumer.RaftlineConsumer;
 import io.raftline.client.errors.WakeupException;
+import io.raftline.common.SystemTime;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -118,17 +119,17 @@ public final class ConsumeCommand implements Callable<Integer> {
         Map<TopicPartition, Long> next = new HashMap<>();
         try {
             subscribeOrAssign(consumer);
-            long lastRecordNs = System.nanoTime();
+            long lastRecordNs = SystemTime.INSTANCE.nanoseconds();
             outer:
             while (maxMessages == null || printed < maxMessages) {
                 ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(200));
                 if (records.isEmpty()) {
-                    if (timeoutMs != null && System.nanoTime() - lastRecordNs > timeoutMs * 1_000_000L) {
+                    if (timeoutMs != null && SystemTime.INSTANCE.nanoseconds() - lastRecordNs > timeoutMs * 1_000_000L) {
                         break;
                     }
                     continue;
                 }
-                lastRecordNs = System.nanoTime();
+                lastRecordNs = SystemTime.INSTANCE.nanoseconds();
                 for (ConsumerRecord<byte[], byte[]> r : records) {
                     out.println(format.format(r));
                     next.put(new TopicPartition(r.topic(), r.partition()), r.offset() + 1);

@@ -13,6 +13,7 @@ import io.raftline.client.admin.TopicDescription;
 import io.raftline.client.admin.TopicPartitionInfo;
 import io.raftline.client.common.TopicPartition;
 import io.raftline.client.errors.ElectionNotNeededException;
+import io.raftline.common.SystemTime;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.HashMap;
@@ -138,7 +139,7 @@ public final class LeaderElectionCommand implements Callable<Integer> {
         Set<String> topics = new TreeSet<>();
         results.keySet().forEach(tp -> topics.add(tp.topic()));
         Map<TopicPartition, Integer> leaders = new HashMap<>();
-        long deadline = System.nanoTime() + LEADER_WAIT.toNanos();
+        long deadline = SystemTime.INSTANCE.nanoseconds() + LEADER_WAIT.toNanos();
         while (true) {
             leaders.clear();
             Map<String, TopicDescription> described = new HashMap<>();
@@ -163,7 +164,7 @@ public final class LeaderElectionCommand implements Callable<Integer> {
                     settled = false;
                 }
             }
-            if (settled || System.nanoTime() > deadline) {
+            if (settled || SystemTime.INSTANCE.nanoseconds() > deadline) {
                 return leaders;
             }
             try {

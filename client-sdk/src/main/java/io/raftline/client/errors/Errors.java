@@ -81,6 +81,7 @@ public final class Errors {
             case INVALID_TIMESTAMP -> new InvalidTimestampException(text);
             case TOPIC_DELETION_DISABLED -> new TopicDeletionDisabledException(text);
             case INVALID_RECORD -> new InvalidRecordException(text);
+            case OFFSET_NOT_AVAILABLE -> new OffsetNotAvailableException(text);
             case UNKNOWN -> new UnknownServerException(text);
             default -> new UnknownServerException(text);
         };

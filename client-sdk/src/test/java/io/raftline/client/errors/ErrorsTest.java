@@ -16,7 +16,7 @@ class ErrorsTest {
         ErrorCode.REQUEST_TIMED_OUT, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.COORDINATOR_NOT_AVAILABLE,
         ErrorCode.NOT_COORDINATOR, ErrorCode.COORDINATOR_LOAD_IN_PROGRESS, ErrorCode.THROTTLED,
         ErrorCode.UNKNOWN_LEADER_EPOCH, ErrorCode.FENCED_LEADER_EPOCH, ErrorCode.NOT_CONTROLLER,
-        ErrorCode.BROKER_NOT_AVAILABLE, ErrorCode.STORAGE_ERROR);
+        ErrorCode.BROKER_NOT_AVAILABLE, ErrorCode.STORAGE_ERROR, ErrorCode.OFFSET_NOT_AVAILABLE);
 
     @Test
     void everyCodeHasItsOwnTypeAndKeepsTheMessage() {

@@ -70,6 +70,7 @@ public final class KafkaErrors {
         TABLE.put(ErrorCode.INVALID_TIMESTAMP, Errors.INVALID_TIMESTAMP);
         TABLE.put(ErrorCode.TOPIC_DELETION_DISABLED, Errors.TOPIC_DELETION_DISABLED);
         TABLE.put(ErrorCode.INVALID_RECORD, Errors.INVALID_RECORD);
+        TABLE.put(ErrorCode.OFFSET_NOT_AVAILABLE, Errors.OFFSET_NOT_AVAILABLE);
     }
 
     private KafkaErrors() {

@@ -2,14 +2,11 @@ package io.raftline.broker.log;
 
 import io.raftline.common.io.Fsync;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -52,21 +49,14 @@ final class CheckpointFile {
         for (String e : entries) {
             sb.append(e).append('\n');
         }
-        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-        try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-            StandardOpenOption.TRUNCATE_EXISTING)) {
-            ByteBuffer bytes = ByteBuffer.wrap(sb.toString().getBytes(StandardCharsets.UTF_8));
-            while (bytes.hasRemaining()) {
-                ch.write(bytes);
-            }
-            if (durable) {
-                ch.force(true);
-            }
-        }
-        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        byte[] bytes = sb.toString().getBytes(StandardCharsets.UTF_8);
         if (durable) {
-            fsyncDirectory(file.getParent());
+            Fsync.replace(file, out -> out.write(bytes));
+            return;
         }
+        Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+        Files.write(tmp, bytes);
+        Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** The entry lines, or an empty list if the file does not exist. */

@@ -152,6 +152,17 @@ public final class Partition {
         return l == null ? 0 : l.logEndOffset();
     }
 
+    /**
+     * Whether this leader's high watermark is still below the offset where its epoch started. Until it reaches it,
+     * the high watermark it knows may lag the one its predecessor reported, so it does not answer "latest" or time
+     * lookups to clients (OFFSET_NOT_AVAILABLE), as Kafka does.
+     */
+    public boolean highWatermarkBelowEpochStart() {
+        synchronized (lock) {
+            return leader && state != null && state.highWatermark() < state.epochStartOffset();
+        }
+    }
+
     public boolean underReplicated() {
         return leader && isr.size() < replicas.size();
     }

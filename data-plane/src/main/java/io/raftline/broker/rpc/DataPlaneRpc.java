@@ -14,6 +14,7 @@ import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
+import io.raftline.common.SystemTime;
 import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.protocol.Error;
@@ -179,7 +180,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 admission.arrived(size);
                 pump();
             }
-            long startNs = System.nanoTime();
+            long startNs = SystemTime.INSTANCE.nanoseconds();
             metrics.requestStarted("produce");
             Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
             CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended;
@@ -193,10 +194,10 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             } catch (RuntimeException e) {
                 appended = CompletableFuture.failedFuture(e);
             }
-            long localDoneNs = System.nanoTime();
+            long localDoneNs = SystemTime.INSTANCE.nanoseconds();
             // The one place this request's admission is released: whatever happened above, it is answered once.
             appended.whenComplete((results, err) -> {
-                long remoteDoneNs = System.nanoTime();
+                long remoteDoneNs = SystemTime.INSTANCE.nanoseconds();
                 try {
                     if (err == null) {
                         recordProduced(data, results);
@@ -207,9 +208,9 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                     metrics.recordPhase("produce", BrokerMetrics.Phase.REMOTE, Math.max(0, remoteDoneNs - localDoneNs));
                     if (request.getAcks() != 0) {
                         send(call, response(request, data, results, err));
-                        metrics.recordPhase("produce", BrokerMetrics.Phase.SEND, System.nanoTime() - remoteDoneNs);
+                        metrics.recordPhase("produce", BrokerMetrics.Phase.SEND, SystemTime.INSTANCE.nanoseconds() - remoteDoneNs);
                     }
-                    metrics.recordLatency("produce", System.nanoTime() - startNs);
+                    metrics.recordLatency("produce", SystemTime.INSTANCE.nanoseconds() - startNs);
                 } finally {
                     metrics.requestDone("produce");
                     finished(size);
@@ -357,7 +358,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                         .asRuntimeException());
                     return;
                 }
-                long startNs = System.nanoTime();
+                long startNs = SystemTime.INSTANCE.nanoseconds();
                 boolean replication = request.getReplicaId() >= 0;
                 String api = replication ? "fetch_follower" : "fetch_consumer";
                 metrics.requestStarted(api);
@@ -373,9 +374,9 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 FetchManager.Request fetch = new FetchManager.Request(request.getReplicaId(), request.getReplicaEpoch(),
                     request.getMaxWaitMs(), request.getMinBytes(), maxBytes, parts);
                 CompletableFuture<List<FetchManager.PartitionData>> fetched = replicaManager.fetchManager().fetch(fetch);
-                long localDoneNs = System.nanoTime();
+                long localDoneNs = SystemTime.INSTANCE.nanoseconds();
                 fetched.whenComplete((data, err) -> {
-                    long remoteDoneNs = System.nanoTime();
+                    long remoteDoneNs = SystemTime.INSTANCE.nanoseconds();
                     metrics.recordPhase(api, BrokerMetrics.Phase.LOCAL, localDoneNs - startNs);
                     metrics.recordPhase(api, BrokerMetrics.Phase.REMOTE, Math.max(0, remoteDoneNs - localDoneNs));
                     FetchResponse.Builder b = FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId());
@@ -402,8 +403,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                                 .setError(error(ErrorCode.STORAGE_ERROR, "reading the log failed: " + e.getCause())).build());
                         }
                     }
-                    metrics.recordPhase(api, BrokerMetrics.Phase.SEND, System.nanoTime() - remoteDoneNs);
-                    metrics.recordLatency(api, System.nanoTime() - startNs);
+                    metrics.recordPhase(api, BrokerMetrics.Phase.SEND, SystemTime.INSTANCE.nanoseconds() - remoteDoneNs);
+                    metrics.recordLatency(api, SystemTime.INSTANCE.nanoseconds() - startNs);
                     metrics.requestDone(api);
                     synchronized (call) {
                         if (!call.isCancelled()) {
@@ -471,6 +472,9 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 leaderHint(tp).ifPresent(r::setCurrentLeader);
             } else if (q.getCurrentLeaderEpoch() > 0 && q.getCurrentLeaderEpoch() < partition.leaderEpoch()) {
                 r.setError(error(ErrorCode.FENCED_LEADER_EPOCH, "leader epoch " + q.getCurrentLeaderEpoch() + " is stale"));
+            } else if (q.getTimestamp() != -2 && request.getReplicaId() < 0 && partition.highWatermarkBelowEpochStart()) {
+                r.setError(error(ErrorCode.OFFSET_NOT_AVAILABLE, "the leader of " + tp + " at epoch " + partition.leaderEpoch()
+                    + " has not yet learned a high watermark at or past its epoch start; retry"));
             } else {
                 Log log = partition.log();
                 long hw = partition.highWatermark();

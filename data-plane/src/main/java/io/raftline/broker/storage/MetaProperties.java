@@ -1,13 +1,14 @@
 package io.raftline.broker.storage;
 
+import io.raftline.common.io.Fsync;
 import java.io.IOException;
+import java.io.OutputStreamWriter;
 import java.io.Reader;
 import java.io.UncheckedIOException;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Properties;
 
 /**
@@ -60,7 +61,10 @@ public record MetaProperties(int version, String clusterId, int nodeId, String d
         return value.trim();
     }
 
-    /** Writes atomically (a temp file renamed over), so a crash never leaves a half-written file. */
+    /**
+     * Writes atomically and durably ({@link Fsync#replace}: a temp file fsynced, renamed over, the directory fsynced),
+     * so neither a crash nor a power loss leaves a half-written file or loses one that start-up has seen.
+     */
     public void write(Path dir) {
         Properties props = new Properties();
         props.setProperty("version", Integer.toString(version));
@@ -69,11 +73,11 @@ public record MetaProperties(int version, String clusterId, int nodeId, String d
         props.setProperty("directory.id", directoryId);
         try {
             Files.createDirectories(dir);
-            Path tmp = dir.resolve(FILE_NAME + ".tmp");
-            try (Writer writer = Files.newBufferedWriter(tmp, StandardCharsets.UTF_8)) {
+            Fsync.replace(file(dir), out -> {
+                Writer writer = new OutputStreamWriter(out, StandardCharsets.UTF_8);
                 props.store(writer, "Written by raftline storage format; do not edit");
-            }
-            Files.move(tmp, file(dir), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                writer.flush();
+            });
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write " + file(dir) + ": " + e.getMessage(), e);
         }

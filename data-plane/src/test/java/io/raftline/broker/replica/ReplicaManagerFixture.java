@@ -15,7 +15,9 @@ import io.raftline.protocol.metadata.BrokerStateRecord;
 import io.raftline.protocol.metadata.ConfigRecord;
 import io.raftline.protocol.metadata.ConfigResourceType;
 import io.raftline.protocol.metadata.Endpoint;
+import io.raftline.protocol.metadata.IntList;
 import io.raftline.protocol.metadata.MetadataRecord;
+import io.raftline.protocol.metadata.PartitionChangeRecord;
 import io.raftline.protocol.metadata.PartitionRecord;
 import io.raftline.protocol.metadata.RegisterBrokerRecord;
 import io.raftline.protocol.metadata.RemoveTopicRecord;
@@ -100,8 +102,34 @@ public final class ReplicaManagerFixture implements AutoCloseable {
         replicaManager.applyDelta(delta, image);
     }
 
+    /**
+     * Broker 1 loses and retakes the lead of {@code partition} in one metadata delta, as two committed elections
+     * bring it: the leader epoch goes up by two and the ISR becomes {@code isr}.
+     */
+    public void leadAgain(int partition, List<Integer> isr) {
+        Partition p = partition(partition);
+        ByteString topicId = ByteString.copyFrom(p.topicId().bytes());
+        MetadataDelta delta = MetadataDelta.replayAll(image, ++index, List.of(
+            MetadataImage.wrap(MetadataRecord.newBuilder().setPartitionChange(PartitionChangeRecord.newBuilder()
+                .setTopicId(topicId).setPartition(partition).setLeader(-1))),
+            MetadataImage.wrap(MetadataRecord.newBuilder().setPartitionChange(PartitionChangeRecord.newBuilder()
+                .setTopicId(topicId).setPartition(partition).setLeader(1).setIsr(IntList.newBuilder().addAllValues(isr))))));
+        image = delta.image();
+        replicaManager.applyDelta(delta, image);
+    }
+
     public LogManager logManager() {
         return logManager;
+    }
+
+    /**
+     * A fetch of {@code partition} by follower {@code replicaId} at {@code offset} whose last record has
+     * {@code lastFetchedEpoch}, as a well-behaved follower sends it.
+     */
+    public void followerFetch(int partition, int replicaId, long offset, int lastFetchedEpoch) {
+        Partition p = partition(partition);
+        FetchCheck.Fetch fetch = new FetchCheck.Fetch(replicaId, brokerEpoch(replicaId), offset, p.leaderEpoch(), lastFetchedEpoch);
+        p.updateFollowerFetchState(fetch, brokerEpoch(replicaId), 1_000);
     }
 
     private static MetadataImage replay(MetadataImage base, long index, MetadataRecord record) {

@@ -47,6 +47,7 @@ public final class MetadataDelta {
     private final Map<Integer, BrokerRegistration> brokers;
     private final Map<Uuid, TopicImage> topics;
     private final Map<ConfigResource, Map<String, String>> configs;
+    private final Map<Integer, String> voterDirectories;
 
     private final Map<Uuid, TopicImage> createdTopics = new LinkedHashMap<>();
     private final Map<Uuid, TopicImage> removedTopics = new LinkedHashMap<>();
@@ -56,6 +57,7 @@ public final class MetadataDelta {
     private boolean controllerChanged;
     private boolean producerIdsChanged;
     private boolean featuresChanged;
+    private boolean voterDirectoriesChanged;
     private MetadataImage image;
 
     public MetadataDelta(MetadataImage base) {
@@ -68,6 +70,7 @@ public final class MetadataDelta {
         this.brokers = new HashMap<>(base.brokers());
         this.topics = new HashMap<>(base.topicsById());
         this.configs = new HashMap<>(base.configs());
+        this.voterDirectories = new HashMap<>(base.voterDirectories());
     }
 
     /** Replays a whole batch (one Raft entry at {@code index}) onto {@code base} and applies it. */
@@ -164,6 +167,10 @@ public final class MetadataDelta {
                 }
                 nextProducerId = next;
                 producerIdsChanged = true;
+            }
+            case VOTER_DIRECTORY -> {
+                voterDirectories.put(record.getVoterDirectory().getNodeId(), record.getVoterDirectory().getDirectoryId());
+                voterDirectoriesChanged = true;
             }
             case RECORD_NOT_SET -> throw new IllegalStateException("empty metadata record");
             default -> throw new IllegalStateException("unknown record type " + record.getRecordCase());
@@ -306,7 +313,7 @@ public final class MetadataDelta {
             throw new IllegalStateException("index goes back: " + base.index() + " -> " + index);
         }
         image = new MetadataImage(index, features, controllerId, controllerEpoch, controllerEndpoint, nextProducerId,
-            brokers, topics, configs);
+            brokers, topics, configs, voterDirectories);
         return image;
     }
 
@@ -376,6 +383,7 @@ public final class MetadataDelta {
     /** True when no record changed anything (an entry that only moves the index). */
     public boolean isEmpty() {
         return createdTopics.isEmpty() && removedTopics.isEmpty() && partitionsBefore.isEmpty() && brokersBefore.isEmpty()
-            && changedConfigs.isEmpty() && !controllerChanged && !producerIdsChanged && !featuresChanged;
+            && changedConfigs.isEmpty() && !controllerChanged && !producerIdsChanged && !featuresChanged
+            && !voterDirectoriesChanged;
     }
 }

@@ -11,6 +11,7 @@ import io.raftline.protocol.metadata.FeatureLevelRecord;
 import io.raftline.protocol.metadata.MetadataRecord;
 import io.raftline.protocol.metadata.ProducerIdsRecord;
 import io.raftline.protocol.metadata.TopicRecord;
+import io.raftline.protocol.metadata.VoterDirectoryRecord;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Comparator;
@@ -34,7 +35,7 @@ public final class MetadataImage {
     public static final int RECORD_VERSION = 1;
 
     public static final MetadataImage EMPTY = new MetadataImage(0, Map.of(), -1, 0, Endpoint.getDefaultInstance(), 0,
-        Map.of(), Map.of(), Map.of());
+        Map.of(), Map.of(), Map.of(), Map.of());
 
     private final long index;
     private final Map<String, Integer> features;
@@ -46,10 +47,12 @@ public final class MetadataImage {
     private final Map<Uuid, TopicImage> topicsById;
     private final Map<String, Uuid> topicIdsByName;
     private final Map<ConfigResource, Map<String, String>> configs;
+    private final Map<Integer, String> voterDirectories;
 
     MetadataImage(long index, Map<String, Integer> features, int controllerId, int controllerEpoch,
                   Endpoint controllerEndpoint, long nextProducerId, Map<Integer, BrokerRegistration> brokers,
-                  Map<Uuid, TopicImage> topicsById, Map<ConfigResource, Map<String, String>> configs) {
+                  Map<Uuid, TopicImage> topicsById, Map<ConfigResource, Map<String, String>> configs,
+                  Map<Integer, String> voterDirectories) {
         this.index = index;
         this.features = Collections.unmodifiableMap(new TreeMap<>(features));
         this.controllerId = controllerId;
@@ -66,6 +69,7 @@ public final class MetadataImage {
                 .thenComparing(ConfigResource::name));
         configs.forEach((k, v) -> sortedConfigs.put(k, Collections.unmodifiableMap(new TreeMap<>(v))));
         this.configs = Collections.unmodifiableMap(sortedConfigs);
+        this.voterDirectories = Collections.unmodifiableMap(new TreeMap<>(voterDirectories));
     }
 
     /** The Raft index of the last entry applied to this image (0: nothing yet). */
@@ -79,7 +83,7 @@ public final class MetadataImage {
             throw new IllegalStateException("the index of an image never goes back: " + index + " -> " + newIndex);
         }
         return new MetadataImage(newIndex, features, controllerId, controllerEpoch, controllerEndpoint,
-            nextProducerId, brokers, topicsById, configs);
+            nextProducerId, brokers, topicsById, configs, voterDirectories);
     }
 
     public Map<String, Integer> features() {
@@ -148,6 +152,14 @@ public final class MetadataImage {
         return configs.getOrDefault(resource, Map.of());
     }
 
+    /**
+     * The directory id with which each quorum node joined the quorum (KIP-853's voter key), by node id: a node whose
+     * Raft storage is empty while this holds an id for it has lost its log.
+     */
+    public Map<Integer, String> voterDirectories() {
+        return voterDirectories;
+    }
+
     /** The records that rebuild this image from {@link #EMPTY} (applied at this image's index): for snapshots. */
     public List<MetadataRecord> toRecords() {
         List<MetadataRecord> out = new ArrayList<>();
@@ -178,6 +190,8 @@ public final class MetadataImage {
             out.add(wrap(MetadataRecord.newBuilder().setProducerIds(ProducerIdsRecord.newBuilder()
                 .setBrokerId(-1).setNextProducerId(nextProducerId))));
         }
+        voterDirectories.forEach((node, dir) -> out.add(wrap(MetadataRecord.newBuilder().setVoterDirectory(
+            VoterDirectoryRecord.newBuilder().setNodeId(node).setDirectoryId(dir)))));
         return out;
     }
 
@@ -195,12 +209,14 @@ public final class MetadataImage {
         return index == other.index && controllerId == other.controllerId && controllerEpoch == other.controllerEpoch
             && nextProducerId == other.nextProducerId && features.equals(other.features)
             && controllerEndpoint.equals(other.controllerEndpoint) && brokers.equals(other.brokers)
-            && topicsById.equals(other.topicsById) && configs.equals(other.configs);
+            && topicsById.equals(other.topicsById) && configs.equals(other.configs)
+            && voterDirectories.equals(other.voterDirectories);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(index, controllerId, controllerEpoch, nextProducerId, features, brokers, topicsById, configs);
+        return Objects.hash(index, controllerId, controllerEpoch, nextProducerId, features, brokers, topicsById, configs,
+            voterDirectories);
     }
 
     @Override

@@ -62,6 +62,9 @@ final class ControllerEventLog implements MetadataStateMachine.CommitListener {
                     + (record.getConfig().hasValue() ? " = " + record.getConfig().getValue() : " removed");
             case PARTITION_CHANGE:
                 return partitionChange(record.getPartitionChange(), image);
+            case VOTER_DIRECTORY:
+                return "quorum node " + record.getVoterDirectory().getNodeId() + " joined with metadata directory "
+                    + record.getVoterDirectory().getDirectoryId();
             default:
                 return null;
         }

@@ -1,6 +1,7 @@
 package io.raftline.metadata.quorum;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.raftline.common.io.Fsync;
 import io.raftline.metadata.image.MetadataDelta;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.protocol.metadata.MetadataBatch;
@@ -8,11 +9,7 @@ import io.raftline.protocol.metadata.MetadataSnapshot;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,10 +17,12 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftGroupMemberId;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.protocol.TermIndex;
 import org.apache.ratis.server.storage.FileInfo;
@@ -216,7 +215,37 @@ public final class MetadataStateMachine extends BaseStateMachine {
      */
     @Override
     public CompletableFuture<Message> query(Message request) {
+        String asked = request.getContent().toStringUtf8();
+        if (asked.startsWith(VOTER_DIRECTORY_QUERY)) {
+            int node = Integer.parseInt(asked.substring(VOTER_DIRECTORY_QUERY.length()));
+            return getServer().thenApply(server -> {
+                RaftConfiguration conf;
+                try {
+                    conf = server.getDivision(getGroupId()).getRaftConf();
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+                RaftPeerId id = QuorumServer.peerId(node);
+                EmptyStorageDecision.Role role = conf.getPeer(id, RaftPeerRole.FOLLOWER) != null ? EmptyStorageDecision.Role.VOTER
+                    : conf.getPeer(id, RaftPeerRole.LISTENER) != null ? EmptyStorageDecision.Role.LISTENER
+                    : EmptyStorageDecision.Role.ABSENT;
+                return Message.valueOf(role.name() + " " + image.voterDirectories().getOrDefault(node, ""));
+            });
+        }
         return CompletableFuture.completedFuture(Message.valueOf(Long.toString(image.index())));
+    }
+
+    /**
+     * A linearizable query about node N: {@code voter-directory:N}, answered with its role in the current Raft
+     * configuration and the directory id with which it joined ({@code "VOTER dir-id"}, {@code "ABSENT "}).
+     */
+    static final String VOTER_DIRECTORY_QUERY = "voter-directory:";
+
+    static EmptyStorageDecision.QuorumAnswer parseVoterAnswer(String answer) {
+        int space = answer.indexOf(' ');
+        String dir = answer.substring(space + 1).trim();
+        return new EmptyStorageDecision.QuorumAnswer(EmptyStorageDecision.Role.valueOf(answer.substring(0, space)),
+            dir.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(dir));
     }
 
     @Override
@@ -230,15 +259,11 @@ public final class MetadataStateMachine extends BaseStateMachine {
         MetadataSnapshot snap = MetadataSnapshot.newBuilder().setLastAppliedIndex(last.getIndex())
             .setLastAppliedTerm(last.getTerm()).setClusterId(clusterId).addAllRecords(current.toRecords()).build();
         File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
-        File tmp = new File(file.getParentFile(), file.getName() + ".tmp");
-        try (OutputStream out = Files.newOutputStream(tmp.toPath())) {
-            snap.writeTo(out);
-        }
-        try (FileChannel ch = FileChannel.open(tmp.toPath(), StandardOpenOption.WRITE)) {
-            ch.force(true);
-        }
-        Files.move(tmp.toPath(), file.toPath(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        // Durable before Ratis learns of it: once it does, it may purge the log entries the snapshot replaces.
+        Fsync.replace(file.toPath(), snap::writeTo);
         MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+        Fsync.file(MD5FileUtil.getDigestFileForFile(file).toPath());
+        Fsync.directory(file.getParentFile().toPath());
         storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
         snapshotIndex = last.getIndex();
         LOG.info("metadata snapshot at {}: {} records, {} bytes", last, snap.getRecordsCount(), file.length());

@@ -36,6 +36,7 @@ public final class QuorumConfig {
     private final long requestTimeoutMs;
     private final int cachedEntries;
     private final QuorumSecurity security;
+    private final String directoryId;
 
     private QuorumConfig(Builder b) {
         this.nodeId = b.nodeId;
@@ -55,6 +56,7 @@ public final class QuorumConfig {
         this.requestTimeoutMs = b.requestTimeoutMs;
         this.cachedEntries = b.cachedEntries;
         this.security = Objects.requireNonNull(b.security, "security");
+        this.directoryId = Objects.requireNonNull(b.directoryId, "directory id");
         if (nodeId < 0) {
             throw new IllegalArgumentException("node.id must be >= 0");
         }
@@ -77,6 +79,14 @@ public final class QuorumConfig {
 
     public static Builder builder() {
         return new Builder();
+    }
+
+    /**
+     * The directory id of this node's metadata dir (from its meta.properties), with which it registers in the quorum
+     * (KIP-853's voter key is id and directory id); empty when unknown, and then it never registers.
+     */
+    public String directoryId() {
+        return directoryId;
     }
 
     public int nodeId() {
@@ -181,6 +191,7 @@ public final class QuorumConfig {
         private long requestTimeoutMs = 3000;
         private int cachedEntries = 20_000;
         private QuorumSecurity security = QuorumSecurity.PLAINTEXT;
+        private String directoryId = "";
 
         private Builder() {
         }
@@ -251,6 +262,12 @@ public final class QuorumConfig {
 
         public Builder security(QuorumSecurity v) {
             security = v;
+            return this;
+        }
+
+        /** The metadata dir's directory id (its meta.properties): this node's identity in the quorum with its id. */
+        public Builder directoryId(String v) {
+            directoryId = v;
             return this;
         }
 

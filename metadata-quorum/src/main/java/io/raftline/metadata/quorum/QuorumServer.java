@@ -1,5 +1,10 @@
 package io.raftline.metadata.quorum;
 
+import io.raftline.common.SystemTime;
+import io.raftline.metadata.image.MetadataImage;
+import io.raftline.protocol.metadata.MetadataBatch;
+import io.raftline.protocol.metadata.MetadataRecord;
+import io.raftline.protocol.metadata.VoterDirectoryRecord;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -10,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -18,12 +24,15 @@ import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 import org.apache.ratis.RaftConfigKeys;
 import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.client.RaftClientConfigKeys;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.grpc.GrpcTlsConfig;
+import org.apache.ratis.proto.RaftProtos.LogInfoProto;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.ClientId;
+import org.apache.ratis.protocol.GroupInfoReply;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftClientRequest;
@@ -31,6 +40,7 @@ import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.protocol.exceptions.GroupMismatchException;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
@@ -39,6 +49,8 @@ import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.thirdparty.com.google.protobuf.ByteString;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The Ratis server of one quorum node: storage under {@code <metadata.dir>/ratis}, formatted on first start
@@ -49,6 +61,8 @@ import org.apache.ratis.util.TimeDuration;
  * <p>Thread-safe: Ratis is; this class only holds immutable references after {@link #start}.
  */
 public final class QuorumServer implements Closeable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(QuorumServer.class);
 
     private final QuorumConfig config;
     private final MetadataStateMachine stateMachine;
@@ -104,15 +118,6 @@ public final class QuorumServer implements Closeable {
             empty = s.findAny().isEmpty();
         }
         properties = ratisProperties(config, dir);
-        List<RaftPeer> peers = new ArrayList<>();
-        config.voters().forEach((id, addr) -> peers.add(peer(id, addr)));
-        if (!config.voters().containsKey(config.nodeId())) {
-            // A node joining an existing quorum (add-voter): Ratis needs it in its own group, so it starts as a
-            // non-voting listener that waits for the leader to add it; it never campaigns before that.
-            peers.add(RaftPeer.newBuilder().setId(peerId(config.nodeId()))
-                .setAddress(config.quorumHost() + ":" + config.quorumPort()).setStartupRole(RaftPeerRole.LISTENER).build());
-        }
-        RaftGroup group = RaftGroup.valueOf(groupId, peers);
         parameters = rpcHooks.parameters();
         QuorumSecurity security = config.security();
         if (security.quorumTls() != null) {
@@ -120,6 +125,30 @@ public final class QuorumServer implements Closeable {
             GrpcConfigKeys.TLS.setConf(parameters, new GrpcTlsConfig(security.quorumTls().keyManager(),
                 security.quorumTls().trustManager(), security.quorumMutual()));
         }
+        boolean asListener = !config.voters().containsKey(config.nodeId());
+        if (empty && !asListener) {
+            EmptyStorageDecision.Decision decision = decideEmptyStorage();
+            LOG.info("the Raft storage under {} is empty: {}", dir, decision.reason());
+            switch (decision.action()) {
+                case REFUSE -> throw new QuorumStorageException(decision.reason());
+                case JOIN_AS_LISTENER -> asListener = true;
+                default -> { }
+            }
+        }
+        List<RaftPeer> peers = new ArrayList<>();
+        boolean listener = asListener;
+        config.voters().forEach((id, addr) -> {
+            if (!(listener && id == config.nodeId())) {
+                peers.add(peer(id, addr));
+            }
+        });
+        if (asListener) {
+            // A node joining an existing quorum (add-voter), or one that lost its log and was demoted: Ratis needs it
+            // in its own group, so it starts as a non-voting listener that waits for the leader; it never campaigns.
+            peers.add(RaftPeer.newBuilder().setId(peerId(config.nodeId()))
+                .setAddress(config.quorumHost() + ":" + config.quorumPort()).setStartupRole(RaftPeerRole.LISTENER).build());
+        }
+        RaftGroup group = RaftGroup.valueOf(groupId, peers);
         server = RaftServer.newBuilder()
             .setServerId(peerId(config.nodeId()))
             .setGroup(group)
@@ -130,6 +159,128 @@ public final class QuorumServer implements Closeable {
             .build();
         server.start();
         division = server.getDivision(groupId);
+        registerDirectoryWhenCaughtUp();
+    }
+
+    /** A quorum node that must not start: it lost its Raft log while the quorum counts it as a voter. */
+    public static final class QuorumStorageException extends IllegalStateException {
+        QuorumStorageException(String message) {
+            super(message);
+        }
+    }
+
+    /**
+     * Asks the other voters of {@code quorum.voters} (their Raft servers, which answer without a leader) whether the
+     * quorum has run, and if so asks the quorum itself (a linearizable read, which needs a leader: asked until one
+     * answers) what this node is in its current configuration and which directory id it holds for it.
+     */
+    private EmptyStorageDecision.Decision decideEmptyStorage() throws IOException {
+        List<RaftPeer> others = new ArrayList<>();
+        config.voters().forEach((id, addr) -> {
+            if (id != config.nodeId()) {
+                others.add(peer(id, addr));
+            }
+        });
+        List<EmptyStorageDecision.PeerView> views = new ArrayList<>();
+        RaftProperties quick = new RaftProperties(properties);
+        RaftClientConfigKeys.Rpc.setRequestTimeout(quick, TimeDuration.valueOf(1, TimeUnit.SECONDS));
+        try (RaftClient client = RaftClient.newBuilder().setClientId(ClientId.randomId())
+            .setRaftGroup(RaftGroup.valueOf(groupId, others)).setProperties(quick).setParameters(parameters)
+            .setRetryPolicy(RetryPolicies.noRetry())
+            .build()) {
+            for (RaftPeer p : others) {
+                views.add(view(client, p));
+            }
+        }
+        EmptyStorageDecision.Decision d = EmptyStorageDecision.decide(config.nodeId(), views, Optional.empty());
+        if (d.action() != EmptyStorageDecision.Action.ASK_QUORUM) {
+            return d;
+        }
+        long deadline = SystemTime.INSTANCE.hiResMilliseconds() + 4 * config.requestTimeoutMs() + 30_000;
+        IOException last = null;
+        try (RaftClient client = RaftClient.newBuilder().setClientId(ClientId.randomId())
+            .setRaftGroup(RaftGroup.valueOf(groupId, others)).setProperties(properties).setParameters(parameters)
+            .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(3, TimeDuration.valueOf(500, TimeUnit.MILLISECONDS)))
+            .build()) {
+            while (SystemTime.INSTANCE.hiResMilliseconds() < deadline) {
+                try {
+                    RaftClientReply reply = client.io().sendReadOnly(
+                        Message.valueOf(MetadataStateMachine.VOTER_DIRECTORY_QUERY + config.nodeId()));
+                    if (reply.isSuccess()) {
+                        return EmptyStorageDecision.decide(config.nodeId(), views,
+                            Optional.of(MetadataStateMachine.parseVoterAnswer(reply.getMessage().getContent().toStringUtf8())));
+                    }
+                    last = reply.getException();
+                } catch (IOException e) {
+                    last = e;
+                }
+            }
+        }
+        throw new IOException("the quorum has run before node " + config.nodeId() + " started with an empty log, but no"
+            + " leader answered whether it is a voter that lost its log ("
+            + (last == null ? "no answer" : last.getMessage()) + "); start it again once the quorum has a leader", last);
+    }
+
+    private EmptyStorageDecision.PeerView view(RaftClient client, RaftPeer p) {
+        int id = nodeIdOf(p.getId());
+        try {
+            GroupInfoReply info = client.getGroupManagementApi(p.getId()).info(groupId);
+            LogInfoProto log = info.getLogInfoProto();
+            // Any entry of a term counts: a voter that has just restarted knows its commit index only once a leader
+            // tells it, but its log shows the quorum ran.
+            boolean hasLog = log != null && ((log.hasLastEntry() && log.getLastEntry().getTerm() > 0)
+                || (log.hasCommitted() && log.getCommitted().getTerm() > 0) || log.hasLastSnapshot());
+            return new EmptyStorageDecision.PeerView(id, true, hasLog);
+        } catch (GroupMismatchException e) {
+            return new EmptyStorageDecision.PeerView(id, true, false);
+        } catch (IOException | RuntimeException e) {
+            return EmptyStorageDecision.PeerView.unreachable(id);
+        }
+    }
+
+    /**
+     * Once this node has caught up (a linearizable read point applied), records the directory id it runs with in
+     * the quorum if the quorum holds another or none, so that a later start with an empty log is recognised.
+     * Through the leader, as any client write; retried until it lands or the server closes.
+     */
+    private void registerDirectoryWhenCaughtUp() {
+        String dir = config.directoryId();
+        if (dir.isEmpty()) {
+            return;
+        }
+        Thread t = new Thread(() -> {
+            while (server != null) {
+                try {
+                    readIndex().get(config.requestTimeoutMs() * 2, TimeUnit.MILLISECONDS);
+                    if (dir.equals(stateMachine.image().voterDirectories().get(config.nodeId()))) {
+                        return;
+                    }
+                    byte[] batch = MetadataBatch.newBuilder().addRecords(MetadataImage.wrap(MetadataRecord.newBuilder()
+                        .setVoterDirectory(VoterDirectoryRecord.newBuilder().setNodeId(config.nodeId()).setDirectoryId(dir))))
+                        .build().toByteArray();
+                    try (RaftClient client = RaftClient.newBuilder().setClientId(ClientId.randomId())
+                        .setRaftGroup(division.getGroup()).setProperties(properties).setParameters(parameters)
+                        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(5,
+                            TimeDuration.valueOf(200, TimeUnit.MILLISECONDS))).build()) {
+                        if (client.io().send(Message.valueOf(ByteString.copyFrom(batch))).isSuccess()) {
+                            LOG.info("registered metadata directory {} of node {} in the quorum", dir, config.nodeId());
+                            return;
+                        }
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                } catch (Exception e) {
+                    LOG.debug("registering the metadata directory failed; trying again", e);
+                }
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }, "quorum-register-directory");
+        t.setDaemon(true);
+        t.start();
     }
 
     static RaftProperties ratisProperties(QuorumConfig config, Path dir) {
@@ -231,9 +382,9 @@ public final class QuorumServer implements Closeable {
         RaftClientRequest request = RaftClientRequest.newBuilder().setClientId(clientId).setServerId(server.getId())
             .setGroupId(groupId).setCallId(callIds.incrementAndGet()).setMessage(Message.valueOf(ByteString.copyFrom(batch)))
             .setType(RaftClientRequest.writeRequestType()).setTimeoutMs(config.requestTimeoutMs()).build();
-        long start = System.nanoTime();
+        long start = SystemTime.INSTANCE.nanoseconds();
         return submit(request).thenApply(reply -> {
-            commitLatencyNanos.accept(System.nanoTime() - start);
+            commitLatencyNanos.accept(SystemTime.INSTANCE.nanoseconds() - start);
             return reply.getLogIndex();
         });
     }

@@ -117,18 +117,25 @@ class QuorumFailoverTest {
                 assertThat(fresh.currentImage().topicIdsByName()).isEqualTo(expected);
             }
 
-            // A wiped node comes back empty and is sent a snapshot (its log was purged on the others).
+            // A wiped node comes back as a new member (see WipedVoterTest: as a voter it is refused): demoted to an
+            // observer, it starts empty and is sent a snapshot (its log was purged on the others), then is promoted.
             int victim = q.nodes.keySet().stream().filter(id -> !q.nodes.get(id).isActiveController()).findFirst().orElseThrow();
+            await().atMost(Duration.ofSeconds(30)).until(() -> q.nodes.get(victim).image().voterDirectories().containsKey(victim));
             q.stop(victim);
             q.wipe(victim);
             for (int i = 0; i < 30; i++) {
                 last = channel.createTopics(topic("while-away-" + i)).get(10, TimeUnit.SECONDS).getMetadataIndex();
             }
+            assertThat(channel.removeVoter(RemoveVoterRequest.newBuilder().setId(victim).build()).get(30, TimeUnit.SECONDS)
+                .getError().getCode()).isEqualTo(ErrorCode.NONE);
             QuorumNode back = q.start(victim);
             long target = last;
             await().atMost(Duration.ofSeconds(30)).until(() -> back.image().index() >= target);
             assertThat(back.image().topicIdsByName()).hasSize(150);
             assertThat(back.image().topicIdsByName()).containsAllEntriesOf(expected);
+            assertThat(channel.addVoter(AddVoterRequest.newBuilder().setId(victim)
+                .setEndpoint("127.0.0.1:" + q.voters.get(victim).getPort()).build()).get(60, TimeUnit.SECONDS)
+                .getError().getCode()).isEqualTo(ErrorCode.NONE);
 
             // Everyone restarts: images come back from snapshot + log.
             var before = q.nodes.get(back.nodeId()).image();

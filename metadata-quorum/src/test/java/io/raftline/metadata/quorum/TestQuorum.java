@@ -30,6 +30,8 @@ final class TestQuorum implements AutoCloseable {
     final long snapshotRecords;
     int cachedEntries = 20_000;
     final QuorumRpc.Hooks rpcHooks;
+    /** Each node's metadata directory id, as its meta.properties would hold it: a wipe re-formats it with a new one. */
+    final Map<Integer, String> directoryIds = new TreeMap<>();
 
     TestQuorum(int n, String clusterId, long snapshotRecords, ControllerConfig controllerConfig) throws IOException {
         this(n, clusterId, snapshotRecords, controllerConfig, 20_000);
@@ -73,7 +75,8 @@ final class TestQuorum implements AutoCloseable {
     QuorumConfig config(int id, InetSocketAddress quorumAddress, Map<Integer, InetSocketAddress> seedVoters) {
         return QuorumConfig.builder().nodeId(id).clusterId(clusterId)
             .quorumListener("127.0.0.1", quorumAddress.getPort()).controllerListener("127.0.0.1", 0)
-            .voters(seedVoters).metadataDir(root.resolve("node-" + id)).snapshotRecords(snapshotRecords).cachedEntries(cachedEntries).build();
+            .voters(seedVoters).metadataDir(root.resolve("node-" + id)).snapshotRecords(snapshotRecords).cachedEntries(cachedEntries)
+            .directoryId(directoryIds.computeIfAbsent(id, k -> "dir-" + k + "-1")).build();
     }
 
     QuorumNode start(int id) throws IOException {
@@ -117,7 +120,9 @@ final class TestQuorum implements AutoCloseable {
         }
     }
 
+    /** Deletes the node's metadata dir, as a lost disk would, and re-formats it with a new directory id. */
     void wipe(int id) throws IOException {
+        directoryIds.compute(id, (k, v) -> "dir-" + k + "-" + (v == null ? 1 : Integer.parseInt(v.substring(v.lastIndexOf('-') + 1)) + 1));
         Path dir = root.resolve("node-" + id);
         if (Files.exists(dir)) {
             try (Stream<Path> s = Files.walk(dir)) {

@@ -2,6 +2,7 @@ package io.raftline.tests.cluster;
 
 import io.raftline.cli.command.dev.DevTls;
 import io.raftline.client.admin.Admin;
+import io.raftline.common.SystemTime;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -295,9 +296,9 @@ public final class TestCluster implements AutoCloseable {
 
     /** Polls {@code condition} every 50 ms until it holds or {@code timeout} passes (then fails with {@code what}). */
     public static void await(BooleanSupplier condition, Duration timeout, String what) {
-        long deadline = System.nanoTime() + timeout.toNanos();
+        long deadline = SystemTime.INSTANCE.nanoseconds() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
+            if (SystemTime.INSTANCE.nanoseconds() - deadline > 0) {
                 throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting for " + what);
             }
             try {

@@ -5,6 +5,7 @@ import io.raftline.client.common.serialization.StringDeserializer;
 import io.raftline.client.consumer.ConsumerRecord;
 import io.raftline.client.consumer.ConsumerRecords;
 import io.raftline.client.consumer.RaftlineConsumer;
+import io.raftline.common.SystemTime;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -65,8 +66,8 @@ public final class GroupConsumerMain {
                     out.println("A " + now.stream().map(tp -> tp.topic() + "-" + tp.partition()).collect(Collectors.joining(",")));
                     last = now;
                 }
-                if (System.nanoTime() - nextStatus > 0) {
-                    nextStatus = System.nanoTime() + 1_000_000_000L;
+                if (SystemTime.INSTANCE.nanoseconds() - nextStatus > 0) {
+                    nextStatus = SystemTime.INSTANCE.nanoseconds() + 1_000_000_000L;
                     out.println("S " + status(c, now));
                 }
                 for (ConsumerRecord<String, String> r : records) {

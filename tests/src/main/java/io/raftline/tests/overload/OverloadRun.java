@@ -8,6 +8,7 @@ import io.raftline.client.common.serialization.ByteArraySerializer;
 import io.raftline.client.consumer.RaftlineConsumer;
 import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
+import io.raftline.common.SystemTime;
 import io.raftline.tests.cluster.TestCluster;
 import io.raftline.tests.cluster.TestNode;
 import java.io.IOException;
@@ -99,7 +100,7 @@ public final class OverloadRun {
         LongAdder failed = new LongAdder();
         LongAdder consumed = new LongAdder();
         Map<String, LongAdder> errors = new ConcurrentHashMap<>();
-        AtomicLong lastAckNs = new AtomicLong(System.nanoTime());
+        AtomicLong lastAckNs = new AtomicLong(SystemTime.INSTANCE.nanoseconds());
         AtomicLong maxGapNs = new AtomicLong();
         long[] maxQueued = new long[3];
         byte[] payload = new byte[s.recordBytes()];
@@ -125,7 +126,7 @@ public final class OverloadRun {
                         producer.send(new ProducerRecord<>(TOPIC, null, payload), (md, e) -> {
                             if (e == null) {
                                 // Gaps count from the first acknowledgement: connecting 50 clients is not a stall.
-                                long now = System.nanoTime();
+                                long now = SystemTime.INSTANCE.nanoseconds();
                                 long gap = now - lastAckNs.getAndSet(now);
                                 if (acked.sum() > 0) {
                                     maxGapNs.accumulateAndGet(gap, Math::max);
@@ -164,14 +165,14 @@ public final class OverloadRun {
         }, 0, s.consumerPollPeriodMs(), TimeUnit.MILLISECONDS);
         timers.scheduleWithFixedDelay(() -> sampleQueues(broker, maxQueued), 0, 250, TimeUnit.MILLISECONDS);
 
-        long startNs = System.nanoTime();
+        long startNs = SystemTime.INSTANCE.nanoseconds();
         lastAckNs.set(startNs);
         producers.forEach(Thread::start);
         long deadline = startNs + s.duration().toNanos();
-        while (System.nanoTime() < deadline && broker.isRunning()) {
+        while (SystemTime.INSTANCE.nanoseconds() < deadline && broker.isRunning()) {
             TimeUnit.MILLISECONDS.sleep(200);
         }
-        long elapsedNs = System.nanoTime() - startNs;
+        long elapsedNs = SystemTime.INSTANCE.nanoseconds() - startNs;
         long ackedAtEnd = acked.sum();
         // Failures counted up to here: closing the producers below fails what they still buffer, which is not the
         // broker's doing.
@@ -179,7 +180,7 @@ public final class OverloadRun {
         Map<String, Long> errorCounts = new TreeMap<>();
         errors.forEach((k, v) -> errorCounts.put(k, v.sum()));
         // The longest gap includes the one still open at the end: a broker that stopped answering shows here.
-        maxGapNs.accumulateAndGet(System.nanoTime() - lastAckNs.get(), Math::max);
+        maxGapNs.accumulateAndGet(SystemTime.INSTANCE.nanoseconds() - lastAckNs.get(), Math::max);
         stop.set(true);
         for (Thread t : producers) {
             t.join(10_000);

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.raftline.client.admin.TopicPartitionInfo;
+import io.raftline.client.common.TopicPartition;
+import io.raftline.client.common.serialization.StringDeserializer;
+import io.raftline.client.consumer.RaftlineConsumer;
 import io.raftline.common.SystemTime;
 import io.raftline.tests.cluster.Cli;
 import io.raftline.tests.cluster.TestCluster;
@@ -119,13 +122,33 @@ class VerifyIT {
             "json", "--report-dir", dir.toString(), "--fault-log", faultLog.toString(), "--acks1-producer", "--write-history"));
 
         String topic = VerifyTopics.awaitFirst(cluster);
-        Thread.sleep(4_000);
-        TopicPartitionInfo p0 = cluster.admin().describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(0);
+        // The fault lands while the workload is writing: once partition 0 holds a few hundred acknowledged records.
+        TopicPartition tp0 = new TopicPartition(topic, 0);
+        try (RaftlineConsumer<String, String> probe = new RaftlineConsumer<>(cluster.clientProperties(),
+            new StringDeserializer(), new StringDeserializer())) {
+            TestCluster.await(() -> {
+                try {
+                    return probe.endOffsets(List.of(tp0)).get(tp0) >= 500;
+                } catch (RuntimeException e) {
+                    return false;
+                }
+            }, Duration.ofSeconds(60), "verify's producers to write 500 records to " + tp0);
+        }
+        TopicPartitionInfo p0 = partition0(topic);
         assertThat(p0.leader()).isNotNull();
         TestNode victim = cluster.node(p0.leader().id());
         log(faultLog, "start kill-leader " + victim.id());
         victim.kill();
-        Thread.sleep(4_000);
+        // Down until the cluster has moved on without it: another leader for partition 0, and the victim out of its ISR.
+        TestCluster.await(() -> {
+            try {
+                TopicPartitionInfo now = partition0(topic);
+                return now.leader() != null && now.leader().id() != victim.id()
+                    && now.isr().stream().noneMatch(n -> n.id() == victim.id());
+            } catch (Exception e) {
+                return false;
+            }
+        }, Duration.ofSeconds(60), "a new leader for " + tp0 + " without broker " + victim.id());
         victim.start();
         log(faultLog, "end kill-leader " + victim.id());
 
@@ -167,4 +190,9 @@ class VerifyIT {
         Files.writeString(faultLog, SystemTime.INSTANCE.milliseconds() + " " + edge + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
             StandardOpenOption.APPEND);
     }
+
+    private static TopicPartitionInfo partition0(String topic) throws Exception {
+        return cluster.admin().describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(0);
+    }
+
 }

@@ -2,6 +2,7 @@ package io.raftline.cli.command.dev;
 
 import io.raftline.cli.CliException;
 import io.raftline.cli.output.Json;
+import io.raftline.common.SystemTime;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -138,14 +139,14 @@ public final class DevCommand implements Callable<Integer> {
     }
 
     private void waitUntilReady(List<DevNode> started, PrintWriter err) throws InterruptedException {
-        long deadline = System.nanoTime() + READY_TIMEOUT.toNanos();
+        long deadline = SystemTime.INSTANCE.nanoseconds() + READY_TIMEOUT.toNanos();
         for (DevNode node : started) {
             while (!node.isReady()) {
                 if (!node.isAlive()) {
                     throw new CliException("node " + node.id() + " exited with code " + node.exitCode()
                         + " while starting; see " + node.logFile());
                 }
-                if (System.nanoTime() > deadline) {
+                if (SystemTime.INSTANCE.nanoseconds() > deadline) {
                     throw new CliException("node " + node.id() + " was not ready within " + READY_TIMEOUT.toSeconds()
                         + " s; see " + node.logFile());
                 }

@@ -11,6 +11,7 @@ import io.raftline.client.consumer.ConsumerRebalanceListener;
 import io.raftline.client.consumer.ConsumerRecord;
 import io.raftline.client.consumer.ConsumerRecords;
 import io.raftline.client.consumer.RaftlineConsumer;
+import io.raftline.common.SystemTime;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -69,7 +70,7 @@ public final class PerfConsume implements Callable<Integer> {
             new ByteArrayDeserializer())) {
             // The clock starts once the consumer exists, as in Kafka's ConsumerPerformance (whose figures
             // side-by-side.sh compares with these): join and fetch time, not the client's construction.
-            start = System.nanoTime();
+            start = SystemTime.INSTANCE.nanoseconds();
             if (group != null) {
                 consumer.subscribe(List.of(topic), new ConsumerRebalanceListener() {
                     @Override
@@ -79,7 +80,7 @@ public final class PerfConsume implements Callable<Integer> {
                     @Override
                     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
                         if (assignedAt[0] < 0) {
-                            assignedAt[0] = System.nanoTime();
+                            assignedAt[0] = SystemTime.INSTANCE.nanoseconds();
                         }
                     }
                 });
@@ -92,14 +93,14 @@ public final class PerfConsume implements Callable<Integer> {
                 infos.forEach(p -> tps.add(new TopicPartition(topic, p.partition())));
                 consumer.assign(tps);
                 consumer.seekToBeginning(tps);
-                assignedAt[0] = System.nanoTime();
+                assignedAt[0] = SystemTime.INSTANCE.nanoseconds();
             }
-            long lastRecordNs = System.nanoTime();
+            long lastRecordNs = SystemTime.INSTANCE.nanoseconds();
             long lastReportNs = lastRecordNs;
             long lastReportRecords = 0;
             while (records < messages) {
                 ConsumerRecords<byte[], byte[]> batch = consumer.poll(Duration.ofMillis(100));
-                long now = System.nanoTime();
+                long now = SystemTime.INSTANCE.nanoseconds();
                 if (batch.isEmpty()) {
                     if (now - lastRecordNs > IDLE_TIMEOUT_MS * 1_000_000L) {
                         throw new CliException("only " + records + " of " + messages + " records arrived; none for "
@@ -120,7 +121,7 @@ public final class PerfConsume implements Callable<Integer> {
                     lastReportRecords = records;
                 }
             }
-            end = System.nanoTime();
+            end = SystemTime.INSTANCE.nanoseconds();
         }
         double totalSec = (end - start) / 1e9;
         long fetchStart = assignedAt[0] < 0 ? start : assignedAt[0];

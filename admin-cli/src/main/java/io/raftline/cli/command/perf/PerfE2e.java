@@ -12,6 +12,7 @@ import io.raftline.client.consumer.ConsumerRecords;
 import io.raftline.client.consumer.RaftlineConsumer;
 import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
+import io.raftline.common.SystemTime;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -81,9 +82,9 @@ public final class PerfE2e implements Callable<Integer> {
             consumer.assign(tps);
             consumer.seekToEnd(tps);
             tps.forEach(consumer::position);
-            long lastReport = System.nanoTime();
+            long lastReport = SystemTime.INSTANCE.nanoseconds();
             for (int i = 0; i < numRecords; i++) {
-                long begin = System.nanoTime();
+                long begin = SystemTime.INSTANCE.nanoseconds();
                 producer.send(new ProducerRecord<>(topic, payload)).get();
                 int seen = 0;
                 while (seen == 0) {
@@ -94,11 +95,11 @@ public final class PerfE2e implements Callable<Integer> {
                     }
                     seen = records.count();
                 }
-                micros.recordValue((System.nanoTime() - begin) / 1000);
-                if (System.nanoTime() - lastReport > PerfProduce.REPORT_INTERVAL_MS * 1_000_000L) {
+                micros.recordValue((SystemTime.INSTANCE.nanoseconds() - begin) / 1000);
+                if (SystemTime.INSTANCE.nanoseconds() - lastReport > PerfProduce.REPORT_INTERVAL_MS * 1_000_000L) {
                     progress.printf("%d records, %.2f ms avg latency so far.%n", i + 1, micros.getMean() / 1000.0);
                     progress.flush();
-                    lastReport = System.nanoTime();
+                    lastReport = SystemTime.INSTANCE.nanoseconds();
                 }
             }
         }

@@ -7,6 +7,7 @@ import io.raftline.cli.output.Json;
 import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
 import io.raftline.client.common.serialization.ByteArraySerializer;
+import io.raftline.common.SystemTime;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -79,25 +80,25 @@ public final class PerfProduce implements Callable<Integer> {
         long end;
         try (RaftlineProducer<byte[], byte[]> producer = new RaftlineProducer<>(props, new ByteArraySerializer(),
             new ByteArraySerializer())) {
-            start = System.nanoTime();
+            start = SystemTime.INSTANCE.nanoseconds();
             Throttler throttler = new Throttler(throughput, start);
             long lastReportNs = start;
             long lastReportAcked = 0;
             for (long i = 0; i < numRecords; i++) {
-                long sendNs = System.nanoTime();
+                long sendNs = SystemTime.INSTANCE.nanoseconds();
                 producer.send(new ProducerRecord<>(topic, payload), (metadata, exception) -> {
                     if (exception != null) {
                         if (errors.incrementAndGet() == 1) {
-                            firstError.set(System.nanoTime());
+                            firstError.set(SystemTime.INSTANCE.nanoseconds());
                             errorText[0] = exception.getMessage();
                         }
                     } else {
-                        latency.recordMicros((System.nanoTime() - sendNs) / 1000);
+                        latency.recordMicros((SystemTime.INSTANCE.nanoseconds() - sendNs) / 1000);
                         acked.incrementAndGet();
                     }
                 });
                 throttler.pace(i + 1);
-                long now = System.nanoTime();
+                long now = SystemTime.INSTANCE.nanoseconds();
                 if (now - lastReportNs >= REPORT_INTERVAL_MS * 1_000_000L) {
                     long ackedNow = acked.get();
                     report(progress, ackedNow - lastReportAcked, now - lastReportNs, latency.interval());
@@ -106,7 +107,7 @@ public final class PerfProduce implements Callable<Integer> {
                 }
             }
             producer.flush();
-            end = System.nanoTime();
+            end = SystemTime.INSTANCE.nanoseconds();
         }
         Histogram total = latency.total();
         double seconds = (end - start) / 1e9;

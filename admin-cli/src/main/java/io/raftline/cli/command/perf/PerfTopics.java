@@ -7,6 +7,7 @@ import io.raftline.cli.command.Futures;
 import io.raftline.cli.output.Json;
 import io.raftline.client.admin.Admin;
 import io.raftline.client.admin.NewTopic;
+import io.raftline.common.SystemTime;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -53,24 +54,24 @@ public final class PerfTopics implements Callable<Integer> {
         long end;
         PrintWriter out = spec.commandLine().getOut();
         try (Admin admin = options.admin()) {
-            start = System.nanoTime();
+            start = SystemTime.INSTANCE.nanoseconds();
             PrintWriter progress = options.json() ? spec.commandLine().getErr() : out;
             long lastReportNs = start;
             try {
                 for (int i = 0; i < count; i++) {
-                    long now = System.nanoTime();
+                    long now = SystemTime.INSTANCE.nanoseconds();
                     if (now - lastReportNs >= PerfProduce.REPORT_INTERVAL_MS * 1_000_000L) {
                         progress.printf("%d of %d topics created, %.1f topics/sec so far.%n", i, count, i / ((now - start) / 1e9));
                         progress.flush();
                         lastReportNs = now;
                     }
                     String name = prefix + i;
-                    long begin = System.nanoTime();
+                    long begin = SystemTime.INSTANCE.nanoseconds();
                     Futures.get(admin.createTopics(List.of(new NewTopic(name, partitions, replicationFactor))).all());
-                    micros.recordValue((System.nanoTime() - begin) / 1000);
+                    micros.recordValue((SystemTime.INSTANCE.nanoseconds() - begin) / 1000);
                     created.add(name);
                 }
-                end = System.nanoTime();
+                end = SystemTime.INSTANCE.nanoseconds();
             } finally {
                 if (!created.isEmpty()) {
                     Futures.get(admin.deleteTopics(created).all());

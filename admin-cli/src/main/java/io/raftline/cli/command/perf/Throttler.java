@@ -1,5 +1,7 @@
 package io.raftline.cli.command.perf;
 
+import io.raftline.common.SystemTime;
+
 /** Paces sends to a target rate (records per second); -1 is as fast as possible. */
 final class Throttler {
 
@@ -17,7 +19,7 @@ final class Throttler {
             return;
         }
         long dueNs = startNs + sent * 1_000_000_000L / targetPerSec;
-        long waitNs = dueNs - System.nanoTime();
+        long waitNs = dueNs - SystemTime.INSTANCE.nanoseconds();
         if (waitNs > 2_000_000L) {
             Thread.sleep(waitNs / 1_000_000L, (int) (waitNs % 1_000_000L));
         }
