@@ -182,6 +182,10 @@ public final class QuorumServer implements Closeable {
             }
         });
         List<EmptyStorageDecision.PeerView> views = new ArrayList<>();
+        if (others.isEmpty()) {
+            // A quorum of one: nobody else to ask (and Ratis builds no client for an empty group).
+            return EmptyStorageDecision.decide(config.nodeId(), views, Optional.empty());
+        }
         RaftProperties quick = new RaftProperties(properties);
         RaftClientConfigKeys.Rpc.setRequestTimeout(quick, TimeDuration.valueOf(1, TimeUnit.SECONDS));
         try (RaftClient client = RaftClient.newBuilder().setClientId(ClientId.randomId())

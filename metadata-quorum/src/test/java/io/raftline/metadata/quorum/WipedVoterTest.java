@@ -96,4 +96,15 @@ class WipedVoterTest {
             }
         }
     }
+
+    /** A quorum of one has nobody to ask: its first start formats (the suite's single-node clusters failed here). */
+    @Test
+    @Timeout(60)
+    void aQuorumOfOneStartsOnEmptyStorage() throws Exception {
+        try (TestQuorum q = new TestQuorum(1, "alone", 10_000, ControllerConfig.builder().build())) {
+            QuorumNode only = q.awaitActive();
+            await().atMost(Duration.ofSeconds(30)).until(() -> only.image().voterDirectories().containsKey(1));
+        }
+    }
+
 }
