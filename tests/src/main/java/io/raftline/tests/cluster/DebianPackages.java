@@ -21,28 +21,36 @@ public final class DebianPackages {
      * Makes {@code executable} (an absolute path) present, installing {@code pkg} when it is missing. Returns why it
      * could not be (no apt-get, not root, the install failed), or empty once the executable is there.
      */
-    public static synchronized Optional<String> ensure(String executable, String pkg) {
-        if (Files.isExecutable(Path.of(executable))) {
+    public static Optional<String> ensure(String executable, String pkg) {
+        return ensure(List.of(executable), pkg);
+    }
+
+    /** Makes every one of {@code executables} present, installing {@code packages} in one go when one is missing. */
+    public static synchronized Optional<String> ensure(List<String> executables, String... packages) {
+        if (executables.stream().allMatch(e -> Files.isExecutable(Path.of(e)))) {
             return Optional.empty();
         }
+        String what = String.join(" ", packages);
         if (!Files.isExecutable(Path.of("/usr/bin/apt-get"))) {
-            return Optional.of(executable + " is missing and this machine has no apt-get to install " + pkg);
+            return Optional.of(executables + " missing and this machine has no apt-get to install " + what);
         }
         if (!"root".equals(System.getProperty("user.name"))) {
-            return Optional.of(executable + " is missing and installing " + pkg + " needs root");
+            return Optional.of(executables + " missing and installing " + what + " needs root");
         }
-        String install = run(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", pkg));
-        if (install != null) {
+        List<String> install = new ArrayList<>(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y",
+            "-q"));
+        install.addAll(List.of(packages));
+        String failed = run(install);
+        if (failed != null) {
             // The package lists may be missing or stale on a fresh machine.
             String update = run(List.of("apt-get", "update", "-q"));
-            install = update != null ? update : run(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install",
-                "-y", "-q", pkg));
+            failed = update != null ? "apt-get update failed: " + update : run(install);
         }
-        if (install != null) {
-            return Optional.of("apt-get install " + pkg + " failed: " + install);
+        if (failed != null) {
+            return Optional.of("apt-get install " + what + " failed: " + failed);
         }
-        return Files.isExecutable(Path.of(executable)) ? Optional.empty()
-            : Optional.of("apt-get installed " + pkg + " but " + executable + " is still missing");
+        return executables.stream().allMatch(e -> Files.isExecutable(Path.of(e))) ? Optional.empty()
+            : Optional.of("apt-get installed " + what + " but one of " + executables + " is still missing");
     }
 
     /** Runs a command to its end (10 minutes at most); null when it succeeded, else its last output line. */

@@ -1,11 +1,10 @@
 package io.raftline.tests.console;
 
-import java.io.File;
+import io.raftline.tests.cluster.DebianPackages;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Debian's headless Chromium and its chromedriver for the browser tests: installed with apt-get when missing (as the
@@ -26,45 +25,7 @@ final class Chromium {
     }
 
     /** Empty when Chromium and chromedriver are there (installing them first if it can), else why not. */
-    static synchronized Optional<String> missing() {
-        if (present()) {
-            return Optional.empty();
-        }
-        if (!Files.isExecutable(Path.of("/usr/bin/apt-get"))) {
-            return Optional.of("no chromium/chromedriver and no apt-get to install them (apt-get install chromium chromium-driver)");
-        }
-        if (!"root".equals(System.getProperty("user.name"))) {
-            return Optional.of("no chromium/chromedriver and not root to install them (apt-get install chromium chromium-driver)");
-        }
-        String update = run(5, "apt-get", "update", "-q");
-        if (update != null) {
-            return Optional.of("apt-get update failed: " + update);
-        }
-        String install = run(15, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "chromium",
-            "chromium-driver");
-        if (install != null) {
-            return Optional.of("apt-get install chromium chromium-driver failed: " + install);
-        }
-        return present() ? Optional.empty() : Optional.of("apt-get installed chromium but " + BROWSER + " or " + DRIVER
-            + " is missing");
-    }
-
-    /** Null on exit 0, else the last line of its output. */
-    private static String run(int minutes, String... command) {
-        try {
-            File log = Files.createTempFile("raftline-apt-", ".log").toFile();
-            Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log).start();
-            if (!p.waitFor(minutes, TimeUnit.MINUTES)) {
-                p.destroyForcibly();
-                return "no result within " + minutes + " min";
-            }
-            if (p.exitValue() == 0) {
-                return null;
-            }
-            List<String> lines = Files.readAllLines(log.toPath());
-            return "exit " + p.exitValue() + (lines.isEmpty() ? "" : ": " + lines.get(lines.size() - 1));
-        } catch (Exception e) {
-            return e.toString();
-        }
+    static Optional<String> missing() {
+        return DebianPackages.ensure(List.of(BROWSER.toString(), DRIVER.toString()), "chromium", "chromium-driver");
     }
 }

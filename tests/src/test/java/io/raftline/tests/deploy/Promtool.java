@@ -1,6 +1,6 @@
 package io.raftline.tests.deploy;
 
-import java.nio.file.Files;
+import io.raftline.tests.cluster.DebianPackages;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,23 +23,8 @@ public final class Promtool {
     }
 
     /** Why promtool cannot be had here, or empty once it is installed. */
-    public static synchronized Optional<String> missing() {
-        if (Files.isExecutable(PROMTOOL)) {
-            return Optional.empty();
-        }
-        if (!Files.isExecutable(Path.of("/usr/bin/apt-get")) || !"root".equals(System.getProperty("user.name"))) {
-            return Optional.of("no " + PROMTOOL + " and no apt-get as root to install Debian's prometheus package");
-        }
-        NetnsHosts.Result update = NetnsHosts.exec(Duration.ofMinutes(5), List.of("apt-get", "update", "-q"), null);
-        if (update.exitCode() != 0) {
-            return Optional.of("apt-get update failed: " + update.err().strip());
-        }
-        NetnsHosts.Result get = NetnsHosts.exec(Duration.ofMinutes(10), List.of("env", "DEBIAN_FRONTEND=noninteractive",
-            "apt-get", "install", "-y", "-q", "--no-install-recommends", "prometheus"), null);
-        if (get.exitCode() != 0 || !Files.isExecutable(PROMTOOL)) {
-            return Optional.of("apt-get install prometheus failed: " + get.err().strip());
-        }
-        return Optional.empty();
+    public static Optional<String> missing() {
+        return DebianPackages.ensure(PROMTOOL.toString(), "prometheus");
     }
 
     /** Runs {@code promtool args…} in {@code dir}. */

@@ -1,5 +1,6 @@
 package io.raftline.tests.kafka;
 
+import io.raftline.tests.cluster.DebianPackages;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,21 +26,7 @@ final class Kcat {
 
     /** Why kcat cannot run here, or empty when it can (installing it first if it can be). */
     static synchronized Optional<String> missing() throws IOException, InterruptedException {
-        if (Files.isExecutable(BINARY)) {
-            return Optional.empty();
-        }
-        if (!"root".equals(System.getProperty("user.name")) || !Files.isExecutable(Path.of("/usr/bin/apt-get"))) {
-            return Optional.of("kcat is not installed and cannot be (apt-get install kcat needs root and apt-get)");
-        }
-        Result update = run(null, 300, "apt-get", "update", "-q");
-        if (update.exitCode() != 0) {
-            return Optional.of("apt-get update failed: " + update.err().strip());
-        }
-        Result install = run(null, 600, "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "kcat");
-        if (install.exitCode() != 0 || !Files.isExecutable(BINARY)) {
-            return Optional.of("apt-get install kcat failed: " + install.err().strip());
-        }
-        return Optional.empty();
+        return DebianPackages.ensure(BINARY.toString(), "kcat");
     }
 
     static Result kcat(String stdin, String... args) throws IOException, InterruptedException {

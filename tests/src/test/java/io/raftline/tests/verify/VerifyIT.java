@@ -163,7 +163,8 @@ class VerifyIT {
         JsonNode w = windows.get(0);
         assertThat(w.get("fault").asText()).isEqualTo("kill-leader");
         assertThat(w.get("target").asText()).isEqualTo(Integer.toString(victim.id()));
-        assertThat(w.get("endMs").asLong() - w.get("startMs").asLong()).isBetween(3_000L, 15_000L);
+        // the window lasts from the kill until a new leader was elected without the victim (waited for above)
+        assertThat(w.get("endMs").asLong() - w.get("startMs").asLong()).isPositive().isLessThan(60_000L);
         // a kill -9 stops acknowledgements for the failover's time: more than the ack spacing, less than the window
         long gap = w.get("maxNoAckGapMs").asLong();
         assertThat(gap).as(r.toString()).isPositive().isLessThan(10_000);
