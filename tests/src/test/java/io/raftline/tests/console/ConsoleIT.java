@@ -355,7 +355,9 @@ class ConsoleIT {
         // four readings give three intervals: lines, not dots
         awaitPage(() -> {
             Object legends = ((JavascriptExecutor) driver).executeScript("return document.querySelectorAll('.u-legend').length");
-            String points = driver.findElement(By.id("rates")).getAttribute("data-points");
+            // read in the page in one step: the page redraws #rates on each refresh (a found element can go stale)
+            String points = (String) ((JavascriptExecutor) driver).executeScript(
+                "var r = document.getElementById('rates'); return r ? r.getAttribute('data-points') : null");
             return ((Number) legends).intValue() >= 2 && points != null && Integer.parseInt(points) >= 3 ? null
                 : legends + " legends, " + points + " points";
         }, PAGE, "both charts with three intervals");
