@@ -2,12 +2,6 @@ package io.raftline.broker.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.grpc.ManagedChannel;
-import io.grpc.Server;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.ReplicaManagerFixture;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
@@ -20,7 +14,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,28 +32,19 @@ class ListOffsetsTest {
     Path tmp;
 
     private ReplicaManagerFixture fixture;
-    private Server server;
-    private ManagedChannel channel;
+    private InProcessDataPlane dataPlane;
     private BrokerServiceGrpc.BrokerServiceBlockingStub stub;
 
     @BeforeEach
     void start() throws Exception {
         fixture = new ReplicaManagerFixture(tmp, 1, List.of(1, 2), List.of(1, 2));
-        BrokerMetrics metrics = new BrokerMetrics(new SimpleMeterRegistry(), fixture.replicaManager, () -> 0, () -> 0,
-            fixture.time);
-        DataPlaneRpc rpc = new DataPlaneRpc(fixture.replicaManager, metrics, new RequestLimits(5, 20, 1 << 20, 5, 1 << 20),
-            principal -> true) {
-        };
-        String name = InProcessServerBuilder.generateName();
-        server = InProcessServerBuilder.forName(name).directExecutor().addService(rpc).build().start();
-        channel = InProcessChannelBuilder.forName(name).directExecutor().build();
-        stub = BrokerServiceGrpc.newBlockingStub(channel);
+        dataPlane = new InProcessDataPlane(fixture, new RequestLimits(5, 20, 1 << 20, 5, 1 << 20));
+        stub = BrokerServiceGrpc.newBlockingStub(dataPlane.channel);
     }
 
     @AfterEach
     void stop() throws Exception {
-        channel.shutdownNow();
-        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        dataPlane.close();
         fixture.close();
     }
 

@@ -4,13 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
-import io.grpc.ManagedChannel;
-import io.grpc.Server;
-import io.grpc.inprocess.InProcessChannelBuilder;
-import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.StreamObserver;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.ReplicaManagerFixture;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
@@ -47,29 +41,21 @@ class ProduceValidationTest {
 
     private ReplicaManagerFixture fixture;
     private DataPlaneRpc rpc;
-    private Server server;
-    private ManagedChannel channel;
+    private InProcessDataPlane dataPlane;
     private BrokerServiceGrpc.BrokerServiceStub stub;
     private long correlation;
 
     @BeforeEach
     void start() throws Exception {
         fixture = new ReplicaManagerFixture(tmp, 2, List.of(1), List.of(1));
-        BrokerMetrics metrics = new BrokerMetrics(new SimpleMeterRegistry(), fixture.replicaManager, () -> 0, () -> 0,
-            fixture.time);
-        rpc = new DataPlaneRpc(fixture.replicaManager, metrics, new RequestLimits(5, MAX_QUEUED_REQUESTS, 1 << 20, 5, 1 << 20),
-            principal -> true) {
-        };
-        String name = InProcessServerBuilder.generateName();
-        server = InProcessServerBuilder.forName(name).directExecutor().addService(rpc).build().start();
-        channel = InProcessChannelBuilder.forName(name).directExecutor().build();
-        stub = BrokerServiceGrpc.newStub(channel);
+        dataPlane = new InProcessDataPlane(fixture, new RequestLimits(5, MAX_QUEUED_REQUESTS, 1 << 20, 5, 1 << 20));
+        rpc = dataPlane.rpc;
+        stub = BrokerServiceGrpc.newStub(dataPlane.channel);
     }
 
     @AfterEach
     void stop() throws Exception {
-        channel.shutdownNow();
-        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        dataPlane.close();
         fixture.close();
     }
 
