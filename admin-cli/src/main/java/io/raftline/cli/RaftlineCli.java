@@ -1,5 +1,6 @@
 package io.raftline.cli;
 
+import io.raftline.cli.command.AclsCommand;
 import io.raftline.cli.command.BrokersCommand;
 import io.raftline.cli.command.ConfigsCommand;
 import io.raftline.cli.command.GroupsCommand;
@@ -42,6 +43,7 @@ import picocli.CommandLine.Command;
         LeaderElectionCommand.class,
         ReassignCommand.class,
         ConfigsCommand.class,
+        AclsCommand.class,
         GroupsCommand.class,
         LogDirsCommand.class,
         DeleteRecordsCommand.class,

@@ -9,6 +9,11 @@ import io.netty.channel.ChannelOption;
 import io.raftline.metadata.client.LocalControllers;
 import io.raftline.common.config.HostPort;
 import io.raftline.broker.config.ServerConfig;
+import io.raftline.broker.security.RequestAuthorizer;
+import io.raftline.common.tls.SecurityConfig;
+import io.raftline.grpc.TransportSecurity;
+import java.util.HashSet;
+import java.util.Set;
 import io.raftline.broker.group.ExecutorGroupScheduler;
 import io.raftline.broker.group.GroupConfig;
 import io.raftline.broker.group.GroupCoordinator;
@@ -132,6 +137,22 @@ public final class BrokerServer implements AutoCloseable {
         this.replicaApplier = Executors.newSingleThreadExecutor(daemon("replica-applier"));
     }
 
+    /**
+     * ACLs on client requests when {@code authorizer.enabled}: super.users and this node's own certificate principal
+     * may do anything. On the Kafka listener (no TLS or SASL yet) every caller is User:ANONYMOUS.
+     */
+    static RequestAuthorizer requestAuthorizer(ServerConfig config, NodeSecurity security, ServedImage image) {
+        if (!config.getBoolean(SecurityConfig.AUTHORIZER_ENABLED)) {
+            return RequestAuthorizer.OFF;
+        }
+        Set<String> superUsers = new HashSet<>(SecurityConfig.superUsers(config.getString(SecurityConfig.SUPER_USERS)));
+        String own = security.broker().ownPrincipal();
+        if (!own.equals(TransportSecurity.ANONYMOUS)) {
+            superUsers.add(own);
+        }
+        return RequestAuthorizer.on(superUsers, config.getBoolean(SecurityConfig.ALLOW_EVERYONE_IF_NO_ACL), image::current);
+    }
+
     private static java.util.concurrent.ThreadFactory daemon(String prefix) {
         AtomicInteger n = new AtomicInteger();
         return r -> {
@@ -185,12 +206,13 @@ public final class BrokerServer implements AutoCloseable {
         PartitionMetrics partitionMetrics = new PartitionMetrics(registry, replicaManager, logManager, time,
             config.getInt(ServerConfig.METRICS_PARTITION_SERIES_MAX));
         scheduler.scheduleWithFixedDelay(() -> refreshMetrics(metrics, partitionMetrics), 1, 5, TimeUnit.SECONDS);
+        RequestAuthorizer authorizer = requestAuthorizer(config, security, servedImage);
         BrokerRpcService service = new BrokerRpcService(replicaManager, metrics, metadata.channel(), producerIds,
             config.originals(), config.getBoolean("auto.create.topics.enable"), servedImage, appliedImage,
             new RequestLimits(config.getInt("produce.stream.max.in.flight.requests"), config.getInt("queued.max.requests"),
                 config.getLong("queued.max.request.bytes"), config.getInt("fetch.stream.max.in.flight.requests"),
                 config.getInt("fetch.max.bytes")), security.broker().isMutual() ? security.nodePrincipals() : p -> true,
-            clusterId);
+            clusterId, authorizer);
         Gauge.builder("raftline.produce.queued.requests", service, BrokerRpcService::queuedProduceRequests)
             .description("Produce requests this broker holds (read, not answered); at most queued.max.requests")
             .register(registry);
@@ -239,7 +261,7 @@ public final class BrokerServer implements AutoCloseable {
             // Produce requests parsed in place: the batches alias the received message (one copy fewer per byte).
             .addService(security.broker().intercept(AliasingMarshaller.aliasingRequests(service.bindService(),
                 BrokerServiceGrpc.getProduceMethod(), ProduceRequest.getDefaultInstance()), security.nodePrincipals(), false))
-            .addService(security.broker().intercept(GroupRpcService.serviceDefinition(groupCoordinator),
+            .addService(security.broker().intercept(GroupRpcService.serviceDefinition(groupCoordinator, authorizer),
                 security.nodePrincipals(), false))
             .build();
         try {
@@ -251,7 +273,7 @@ public final class BrokerServer implements AutoCloseable {
         if (kafkaAddress != null) {
             KafkaDataApis kafkaData = new KafkaDataApis(replicaManager, service, config.getInt("fetch.max.bytes"));
             KafkaGroupApis kafkaGroups = new KafkaGroupApis(groupCoordinator, servedImage);
-            KafkaApis kafkaApis = new KafkaApis(service, servedImage, clusterId, kafkaData, kafkaGroups);
+            KafkaApis kafkaApis = new KafkaApis(service, servedImage, clusterId, kafkaData, kafkaGroups, authorizer);
             kafkaListener = KafkaListener.start(kafkaAddress, kafkaApis, service.produceAdmission(), maxRequest,
                 config.getInt("produce.stream.max.in.flight.requests"));
             LOG.info("broker {} speaks Kafka's protocol on {} (advertised {})", brokerId, kafkaAddress, kafkaAdvertised);

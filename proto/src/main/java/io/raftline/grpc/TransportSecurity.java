@@ -20,6 +20,7 @@ import io.netty.handler.ssl.SslProvider;
 import io.raftline.common.tls.PrincipalMapper;
 import io.raftline.common.tls.ReloadingTls;
 import io.raftline.common.tls.SecurityConfig;
+import java.net.InetSocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.util.Set;
@@ -38,6 +39,9 @@ public final class TransportSecurity {
 
     public static final String ANONYMOUS = "User:ANONYMOUS";
     private static final Context.Key<String> PRINCIPAL = Context.keyWithDefault("raftline-principal", ANONYMOUS);
+    /** What a call whose peer address is unknown (in-process) is seen to come from. */
+    public static final String UNKNOWN_HOST = "unknown";
+    private static final Context.Key<String> CLIENT_HOST = Context.keyWithDefault("raftline-client-host", UNKNOWN_HOST);
     private static final TransportSecurity PLAINTEXT = new TransportSecurity(null, SecurityConfig.ClientAuth.NONE,
         PrincipalMapper.defaults());
 
@@ -75,6 +79,24 @@ public final class TransportSecurity {
         return PRINCIPAL.get();
     }
 
+    /** The IP address of the client of the call being served (in a server handler), for ACLs' host. */
+    public static String clientHost() {
+        return CLIENT_HOST.get();
+    }
+
+    /**
+     * Runs {@code body} as a call from {@code principal} at {@code host}: what a listener that is not gRPC (the Kafka
+     * listener) does before it calls the broker's service, so that its checks see the right caller.
+     */
+    public static <T> T callAs(String principal, String host, java.util.function.Supplier<T> body) {
+        Context previous = Context.current().withValue(PRINCIPAL, principal).withValue(CLIENT_HOST, host).attach();
+        try {
+            return body.get();
+        } finally {
+            Context.current().detach(previous);
+        }
+    }
+
     /** Secures a channel: plaintext, or TLS presenting this side's certificate (if any) and verifying the server. */
     public NettyChannelBuilder secure(NettyChannelBuilder builder) {
         if (tls == null) {
@@ -96,9 +118,6 @@ public final class TransportSecurity {
      * listener, calls from principals {@code isNode} refuses fail with PERMISSION_DENIED before reaching it.
      */
     public ServerServiceDefinition intercept(ServerServiceDefinition service, Predicate<String> isNode, boolean nodesOnly) {
-        if (tls == null) {
-            return service;
-        }
         return ServerInterceptors.intercept(service, new PrincipalInterceptor(nodesOnly && isMutual() ? isNode : null));
     }
 
@@ -164,9 +183,11 @@ public final class TransportSecurity {
 
         @Override
         public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers, ServerCallHandler<Q, R> next) {
-            String principal;
+            String principal = ANONYMOUS;
             try {
-                principal = principalOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+                if (tls != null) {
+                    principal = principalOf(call.getAttributes().get(Grpc.TRANSPORT_ATTR_SSL_SESSION));
+                }
             } catch (IllegalArgumentException e) {
                 call.close(Status.UNAUTHENTICATED.withDescription("authentication failed: " + e.getMessage()), new Metadata());
                 return new ServerCall.Listener<>() { };
@@ -176,7 +197,10 @@ public final class TransportSecurity {
                     + call.getMethodDescriptor().getBareMethodName() + " is for cluster nodes only"), new Metadata());
                 return new ServerCall.Listener<>() { };
             }
-            return Contexts.interceptCall(Context.current().withValue(PRINCIPAL, principal), call, headers, next);
+            String host = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR) instanceof InetSocketAddress a
+                && a.getAddress() != null ? a.getAddress().getHostAddress() : UNKNOWN_HOST;
+            return Contexts.interceptCall(Context.current().withValue(PRINCIPAL, principal).withValue(CLIENT_HOST, host),
+                call, headers, next);
         }
     }
 

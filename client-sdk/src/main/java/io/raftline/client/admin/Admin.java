@@ -87,6 +87,19 @@ public interface Admin extends AutoCloseable {
     /** Removes a voter from the metadata quorum. */
     CompletableFuture<Void> removeMetadataVoter(int nodeId);
 
+    /**
+     * Adds ACL bindings (all or none: one invalid binding fails the call); completes once they are committed. Each
+     * broker enforces them as soon as its metadata image holds them.
+     */
+    CompletableFuture<Void> createAcls(Collection<io.raftline.protocol.acl.AclBinding> bindings);
+
+    /** Removes every ACL binding that matches one of the filters; completes with the removed bindings. */
+    CompletableFuture<List<io.raftline.protocol.acl.AclBinding>> deleteAcls(
+        Collection<io.raftline.protocol.acl.AclFilter> filters);
+
+    /** The ACL bindings that match the filter (one this client just added or removed included). */
+    CompletableFuture<List<io.raftline.protocol.acl.AclBinding>> describeAcls(io.raftline.protocol.acl.AclFilter filter);
+
     DescribeMetadataQuorumResult describeMetadataQuorum();
 
     /**

@@ -557,6 +557,42 @@ final class RaftlineAdmin implements Admin {
             .thenApply(r -> null);
     }
 
+    // ---- ACLs ----
+
+    @Override
+    public CompletableFuture<Void> createAcls(Collection<io.raftline.protocol.acl.AclBinding> bindings) {
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        io.raftline.protocol.controller.CreateAclsRequest request =
+            io.raftline.protocol.controller.CreateAclsRequest.newBuilder().addAllBindings(bindings).build();
+        return call("createAcls", apiTimeoutMs, true,
+            c -> c.<io.raftline.protocol.controller.CreateAclsResponse>unary((s, o) -> s.createAcls(request, o),
+                remaining(deadline)), io.raftline.protocol.controller.CreateAclsResponse::getError)
+            .thenApply(r -> null);
+    }
+
+    @Override
+    public CompletableFuture<List<io.raftline.protocol.acl.AclBinding>> deleteAcls(
+        Collection<io.raftline.protocol.acl.AclFilter> filters) {
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        io.raftline.protocol.controller.DeleteAclsRequest request =
+            io.raftline.protocol.controller.DeleteAclsRequest.newBuilder().addAllFilters(filters).build();
+        return call("deleteAcls", apiTimeoutMs, true,
+            c -> c.<io.raftline.protocol.controller.DeleteAclsResponse>unary((s, o) -> s.deleteAcls(request, o),
+                remaining(deadline)), io.raftline.protocol.controller.DeleteAclsResponse::getError)
+            .thenApply(r -> List.copyOf(r.getRemovedList()));
+    }
+
+    @Override
+    public CompletableFuture<List<io.raftline.protocol.acl.AclBinding>> describeAcls(io.raftline.protocol.acl.AclFilter filter) {
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        io.raftline.protocol.broker.DescribeAclsRequest request = io.raftline.protocol.broker.DescribeAclsRequest.newBuilder()
+            .setFilter(filter).setMinMetadataIndex(lastWriteIndex.get()).build();
+        return call("describeAcls", apiTimeoutMs,
+            c -> c.<io.raftline.protocol.broker.DescribeAclsResponse>unary((s, o) -> s.describeAcls(request, o),
+                remaining(deadline)), io.raftline.protocol.broker.DescribeAclsResponse::getError)
+            .thenApply(r -> List.copyOf(r.getBindingsList()));
+    }
+
     private static QuorumInfo.ReplicaState replica(DescribeQuorumResponse.Peer p) {
         return new QuorumInfo.ReplicaState(p.getId(), p.getEndpoint(), p.getLagEntries(), p.getLastContactMs());
     }
@@ -588,6 +624,7 @@ final class RaftlineAdmin implements Admin {
             // Read-your-writes: a log described right after this client created its topic exists on the broker.
             DescribeLogsRequest request = DescribeLogsRequest.newBuilder().setMinMetadataIndex(lastWriteIndex.get()).build();
             out.put(id, pool.get(node).<DescribeLogsResponse>unary((s, o) -> s.describeLogs(request, o), perBrokerTimeout.toMillis())
+                .thenApply(RaftlineAdmin::requireNoError)
                 .thenApply(r -> r.getReplicasList().stream().filter(x -> x.getError().getCode() == ErrorCode.NONE)
                     .map(x -> new ReplicaLogInfo(id, new TopicPartition(x.getTopic(), x.getPartition()), x.getIsLeader(),
                         x.getLogStartOffset(), x.getLogEndOffset(), x.getHighWatermark(), x.getSizeBytes(),
@@ -613,11 +650,24 @@ final class RaftlineAdmin implements Admin {
                 return pool.get(node).<ReplicaChecksumsResponse>unary((s, o) -> s.replicaChecksums(request.build(), o),
                     timeout.toMillis());
             })
+            .thenApply(RaftlineAdmin::requireNoError)
             .thenApply(r -> r.getPartitionsList().stream().map(c -> new ReplicaChecksum(brokerId,
                 new TopicPartition(c.getTopic(), c.getPartition()), c.getFromOffset(), c.getToOffset(), c.getCrc32C(),
                 c.getBatches(), c.getLogStartOffset(), c.getHighWatermark(),
                 c.getError().getCode() == ErrorCode.NONE ? null : c.getError().getCode() + ": " + c.getError().getMessage()))
                 .toList());
+    }
+
+    /** A response whose top-level {@code error} is set fails with its typed exception (an ACL refusal). */
+    private static <R extends com.google.protobuf.Message> R requireNoError(R response) {
+        com.google.protobuf.Descriptors.FieldDescriptor field = response.getDescriptorForType().findFieldByName("error");
+        if (field != null && response.hasField(field)) {
+            Error e = (Error) response.getField(field);
+            if (e.getCode() != ErrorCode.NONE) {
+                throw Errors.toException(e);
+            }
+        }
+        return response;
     }
 
     // ---- records ----

@@ -82,6 +82,9 @@ public final class Errors {
             case TOPIC_DELETION_DISABLED -> new TopicDeletionDisabledException(text);
             case INVALID_RECORD -> new InvalidRecordException(text);
             case OFFSET_NOT_AVAILABLE -> new OffsetNotAvailableException(text);
+            case TOPIC_AUTHORIZATION_FAILED -> new TopicAuthorizationException(text);
+            case GROUP_AUTHORIZATION_FAILED -> new GroupAuthorizationException(text);
+            case CLUSTER_AUTHORIZATION_FAILED -> new ClusterAuthorizationException(text);
             case UNKNOWN -> new UnknownServerException(text);
             default -> new UnknownServerException(text);
         };

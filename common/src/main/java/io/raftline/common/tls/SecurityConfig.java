@@ -14,6 +14,8 @@ public final class SecurityConfig {
 
     public static final String SSL_CLIENT_AUTH = "ssl.client.auth";
     public static final String SUPER_USERS = "super.users";
+    public static final String AUTHORIZER_ENABLED = "authorizer.enabled";
+    public static final String ALLOW_EVERYONE_IF_NO_ACL = "allow.everyone.if.no.acl.found";
     public static final String SECURITY_PROTOCOL = "security.protocol";
     /** The listeners whose {@code NAME.listener.security.protocol} a node reads. */
     public static final List<String> LISTENERS = List.of("broker", "controller", "quorum", "metrics");
@@ -52,7 +54,13 @@ public final class SecurityConfig {
             .define(SUPER_USERS, ConfigDef.Type.STRING, "", null, group,
                 "Super users, separated by ';' (User:a;User:b): the cluster's nodes and admins. With mTLS, "
                     + "inter-node requests (replica fetches, broker-to-controller) are accepted only from these and from "
-                    + "this node's own principal.");
+                    + "this node's own principal.")
+            .define(AUTHORIZER_ENABLED, ConfigDef.Type.BOOLEAN, false, null, group,
+                "Enforce ACLs (raftline acls) on every client request and admin operation; super.users and this node's "
+                    + "own principal may do anything.")
+            .define(ALLOW_EVERYONE_IF_NO_ACL, ConfigDef.Type.BOOLEAN, false, null, group,
+                "With authorizer.enabled: whether a resource that no ACL covers is open to every principal (Kafka's "
+                    + "key; off, a principal needs an ACL for everything it does).");
         for (String listener : LISTENERS) {
             def.define(listenerProtocolKey(listener), ConfigDef.Type.STRING, "PLAINTEXT",
                 ConfigDef.oneOfIgnoringCase("PLAINTEXT", "SSL", "SASL_SSL"), group,

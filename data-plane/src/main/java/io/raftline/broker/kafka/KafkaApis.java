@@ -1,6 +1,8 @@
 package io.raftline.broker.kafka;
 
 import io.raftline.broker.rpc.BrokerRpcService;
+import io.raftline.broker.security.RequestAuthorizer;
+import io.raftline.grpc.TransportSecurity;
 import io.raftline.broker.rpc.ServedImage;
 import io.raftline.common.Uuid;
 import io.raftline.metadata.image.BrokerRegistration;
@@ -56,9 +58,11 @@ public final class KafkaApis implements KafkaHandler {
     private final String clusterId;
     private final KafkaDataApis data;
     private final KafkaGroupApis groups;
+    private final KafkaAuthorization authorization;
 
     public KafkaApis(BrokerRpcService service, ServedImage served, String clusterId, KafkaDataApis data,
-                     KafkaGroupApis groups) {
+                     KafkaGroupApis groups, RequestAuthorizer authorizer) {
+        this.authorization = new KafkaAuthorization(authorizer);
         this.service = service;
         this.served = served;
         this.clusterId = clusterId;
@@ -69,6 +73,19 @@ public final class KafkaApis implements KafkaHandler {
     /** The answer to {@code request}; a null answer means none is sent (a produce with acks=0). */
     @Override
     public CompletableFuture<ApiMessage> handle(KafkaRequest request) {
+        // No TLS or SASL on this listener yet: every caller is User:ANONYMOUS, from its address.
+        String host = request.clientHost().startsWith("/") ? request.clientHost().substring(1) : request.clientHost();
+        RequestAuthorizer.Caller caller = new RequestAuthorizer.Caller(TransportSecurity.ANONYMOUS, host);
+        ApiMessage refused = authorization.refusal(request, caller);
+        if (refused != null) {
+            boolean silent = request.apiKey() == org.apache.kafka.common.protocol.ApiKeys.PRODUCE
+                && ((org.apache.kafka.common.message.ProduceRequestData) request.body().data()).acks() == 0;
+            return CompletableFuture.completedFuture(silent ? null : refused);
+        }
+        return TransportSecurity.callAs(caller.principal(), caller.host(), () -> dispatch(request));
+    }
+
+    private CompletableFuture<ApiMessage> dispatch(KafkaRequest request) {
         ApiMessage body = request.body().data();
         return switch (request.apiKey()) {
             case API_VERSIONS -> CompletableFuture.completedFuture(apiVersions());

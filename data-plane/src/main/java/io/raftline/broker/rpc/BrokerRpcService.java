@@ -7,6 +7,17 @@ import io.grpc.stub.StreamObserver;
 import io.raftline.broker.log.LogConfig;
 import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.ReplicaManager;
+import io.raftline.broker.security.RequestAuthorizer;
+import io.raftline.acl.Authorizer;
+import io.raftline.protocol.Error;
+import io.raftline.protocol.acl.Operation;
+import io.raftline.protocol.acl.ResourceType;
+import io.raftline.protocol.broker.DescribeAclsRequest;
+import io.raftline.protocol.broker.DescribeAclsResponse;
+import io.raftline.protocol.controller.CreateAclsRequest;
+import io.raftline.protocol.controller.CreateAclsResponse;
+import io.raftline.protocol.controller.DeleteAclsRequest;
+import io.raftline.protocol.controller.DeleteAclsResponse;
 import io.raftline.metadata.client.ControllerChannel;
 import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.ConfigResource;
@@ -73,8 +84,9 @@ public final class BrokerRpcService extends DataPlaneRpc {
     public BrokerRpcService(ReplicaManager replicaManager, BrokerMetrics metrics, ControllerChannel controller,
                             ProducerIdManager producerIds, Map<String, String> brokerConfig, boolean autoCreateTopics,
                             ServedImage served, ServedImage applied, RequestLimits limits,
-                            java.util.function.Predicate<String> replicaCallers, String clusterId) {
-        super(replicaManager, metrics, limits, replicaCallers);
+                            java.util.function.Predicate<String> replicaCallers, String clusterId,
+                            RequestAuthorizer authorizer) {
+        super(replicaManager, metrics, limits, replicaCallers, authorizer);
         this.clusterId = clusterId;
         this.served = served;
         this.applied = applied;
@@ -115,10 +127,12 @@ public final class BrokerRpcService extends DataPlaneRpc {
 
     @Override
     public void metadata(MetadataRequest request, StreamObserver<MetadataResponse> responses) {
-        afterIndex(request.getMinMetadataIndex(), () -> answerMetadata(request, responses));
+        RequestAuthorizer.Caller caller = RequestAuthorizer.Caller.current();
+        afterIndex(request.getMinMetadataIndex(), () -> answerMetadata(request, responses, caller));
     }
 
-    private void answerMetadata(MetadataRequest request, StreamObserver<MetadataResponse> responses) {
+    private void answerMetadata(MetadataRequest request, StreamObserver<MetadataResponse> responses,
+                                RequestAuthorizer.Caller caller) {
         MetadataImage image = served.current();
         MetadataResponse.Builder out = MetadataResponse.newBuilder()
             .setClusterId(clusterId)
@@ -135,12 +149,18 @@ public final class BrokerRpcService extends DataPlaneRpc {
         if (request.getTopicsCount() == 0 || request.getAllTopics()) {
             for (TopicImage topic : new TreeMap<>(image.topicIdsByName()).keySet().stream()
                 .map(name -> image.topic(name).orElseThrow()).toList()) {
-                out.addTopics(topicMetadata(image, topic));
+                // as Kafka: a listing holds only the topics the caller may describe
+                if (authorizer.allowed(caller, Operation.DESCRIBE, ResourceType.TOPIC, topic.name())) {
+                    out.addTopics(topicMetadata(image, topic));
+                }
             }
         } else {
             for (String name : request.getTopicsList()) {
                 TopicImage topic = image.topic(name).orElse(null);
-                if (topic == null) {
+                Error denied = authorizer.check(caller, Operation.DESCRIBE, ResourceType.TOPIC, name);
+                if (denied != null) {
+                    out.addTopics(TopicMetadata.newBuilder().setName(name).setError(denied));
+                } else if (topic == null) {
                     missing.add(name);
                     boolean creating = autoCreateTopics && request.getAllowAutoTopicCreation();
                     out.addTopics(TopicMetadata.newBuilder().setName(name).setError(creating
@@ -151,6 +171,8 @@ public final class BrokerRpcService extends DataPlaneRpc {
                 }
             }
         }
+        missing.removeIf(name -> !authorizer.allowed(caller, Operation.CREATE, ResourceType.CLUSTER, Authorizer.CLUSTER_NAME)
+            && !authorizer.allowed(caller, Operation.CREATE, ResourceType.TOPIC, name));
         if (!missing.isEmpty() && autoCreateTopics && request.getAllowAutoTopicCreation()) {
             CreateTopicsRequest.Builder create = CreateTopicsRequest.newBuilder();
             for (String name : missing) {
@@ -196,6 +218,13 @@ public final class BrokerRpcService extends DataPlaneRpc {
 
     @Override
     public void initProducerId(InitProducerIdRequest request, StreamObserver<InitProducerIdResponse> responses) {
+        if (!authorizer.mayProduceIdempotently()) {
+            responses.onNext(InitProducerIdResponse.newBuilder().setProducerId(-1).setProducerEpoch(-1)
+                .setError(RequestAuthorizer.denied(Operation.IDEMPOTENT_WRITE, ResourceType.CLUSTER, Authorizer.CLUSTER_NAME))
+                .build());
+            responses.onCompleted();
+            return;
+        }
         producerIds.next().whenComplete((id, err) -> {
             InitProducerIdResponse.Builder b = InitProducerIdResponse.newBuilder();
             if (err != null) {
@@ -211,6 +240,13 @@ public final class BrokerRpcService extends DataPlaneRpc {
 
     @Override
     public void describeConfigs(DescribeConfigsRequest request, StreamObserver<DescribeConfigsResponse> responses) {
+        Error denied = request.getResourceType() == ConfigResourceType.TOPIC
+            ? authorizer.check(Operation.DESCRIBE_CONFIGS, ResourceType.TOPIC, request.getResourceName())
+            : authorizer.checkCluster(Operation.DESCRIBE_CONFIGS);
+        if (denied != null) {
+            refuse(DescribeConfigsResponse.getDefaultInstance(), denied, responses);
+            return;
+        }
         afterIndex(request.getMinMetadataIndex(), () -> answerDescribeConfigs(request, responses));
     }
 
@@ -256,48 +292,118 @@ public final class BrokerRpcService extends DataPlaneRpc {
 
     @Override
     public void createTopics(CreateTopicsRequest request, StreamObserver<CreateTopicsResponse> responses) {
-        forward(controller::createTopics, request, responses);
+        Error denied = authorizer.allowed(Operation.CREATE, ResourceType.CLUSTER, Authorizer.CLUSTER_NAME) ? null
+            : authorizer.checkAll(Operation.CREATE, ResourceType.TOPIC,
+                request.getTopicsList().stream().map(CreatableTopic::getName).toList());
+        forward(controller::createTopics, request, responses, denied,
+            CreateTopicsResponse.getDefaultInstance());
     }
 
     @Override
     public void deleteTopics(DeleteTopicsRequest request, StreamObserver<DeleteTopicsResponse> responses) {
-        forward(controller::deleteTopics, request, responses);
+        forward(controller::deleteTopics, request, responses,
+            authorizer.checkAll(Operation.DELETE, ResourceType.TOPIC, request.getNamesList()),
+            DeleteTopicsResponse.getDefaultInstance());
     }
 
     @Override
     public void createPartitions(CreatePartitionsRequest request, StreamObserver<CreatePartitionsResponse> responses) {
-        forward(controller::createPartitions, request, responses);
+        forward(controller::createPartitions, request, responses, authorizer.checkAll(Operation.ALTER, ResourceType.TOPIC,
+            request.getTopicsList().stream().map(CreatePartitionsRequest.Topic::getName).toList()),
+            CreatePartitionsResponse.getDefaultInstance());
     }
 
     @Override
     public void alterConfigs(AlterConfigsRequest request, StreamObserver<AlterConfigsResponse> responses) {
-        forward(controller::alterConfigs, request, responses);
+        Error denied = null;
+        for (AlterConfigsRequest.Op op : request.getOpsList()) {
+            denied = op.getResourceType() == ConfigResourceType.TOPIC
+                ? authorizer.check(Operation.ALTER_CONFIGS, ResourceType.TOPIC, op.getResourceName())
+                : authorizer.checkCluster(Operation.ALTER_CONFIGS);
+            if (denied != null) {
+                break;
+            }
+        }
+        forward(controller::alterConfigs, request, responses, denied,
+            AlterConfigsResponse.getDefaultInstance());
     }
 
     @Override
     public void electLeaders(ElectLeadersRequest request, StreamObserver<ElectLeadersResponse> responses) {
-        forward(controller::electLeaders, request, responses);
+        forward(controller::electLeaders, request, responses, authorizer.checkCluster(Operation.ALTER),
+            ElectLeadersResponse.getDefaultInstance());
     }
 
     @Override
     public void alterPartitionReassignments(AlterPartitionReassignmentsRequest request,
                                             StreamObserver<AlterPartitionReassignmentsResponse> responses) {
-        forward(controller::alterPartitionReassignments, request, responses);
+        forward(controller::alterPartitionReassignments, request, responses, authorizer.checkCluster(Operation.ALTER),
+            AlterPartitionReassignmentsResponse.getDefaultInstance());
     }
 
     @Override
     public void describeQuorum(DescribeQuorumRequest request, StreamObserver<DescribeQuorumResponse> responses) {
-        forward(controller::describeQuorum, request, responses);
+        forward(controller::describeQuorum, request, responses, authorizer.checkCluster(Operation.DESCRIBE),
+            DescribeQuorumResponse.getDefaultInstance());
     }
 
     @Override
     public void addVoter(AddVoterRequest request, StreamObserver<AddVoterResponse> responses) {
-        forward(controller::addVoter, request, responses);
+        forward(controller::addVoter, request, responses, authorizer.checkCluster(Operation.ALTER),
+            AddVoterResponse.getDefaultInstance());
     }
 
     @Override
     public void removeVoter(RemoveVoterRequest request, StreamObserver<RemoveVoterResponse> responses) {
-        forward(controller::removeVoter, request, responses);
+        forward(controller::removeVoter, request, responses, authorizer.checkCluster(Operation.ALTER),
+            RemoveVoterResponse.getDefaultInstance());
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // ACLs: changes forwarded to the controller, listings answered from this broker's image
+
+    @Override
+    public void createAcls(CreateAclsRequest request, StreamObserver<CreateAclsResponse> responses) {
+        forward(controller::createAcls, request, responses, authorizer.checkCluster(Operation.ALTER),
+            CreateAclsResponse.getDefaultInstance());
+    }
+
+    @Override
+    public void deleteAcls(DeleteAclsRequest request, StreamObserver<DeleteAclsResponse> responses) {
+        forward(controller::deleteAcls, request, responses, authorizer.checkCluster(Operation.ALTER),
+            DeleteAclsResponse.getDefaultInstance());
+    }
+
+    @Override
+    public void describeAcls(DescribeAclsRequest request, StreamObserver<DescribeAclsResponse> responses) {
+        Error denied = authorizer.checkCluster(Operation.DESCRIBE);
+        if (denied != null) {
+            refuse(DescribeAclsResponse.getDefaultInstance(), denied, responses);
+            return;
+        }
+        afterIndex(request.getMinMetadataIndex(), () -> {
+            responses.onNext(DescribeAclsResponse.newBuilder()
+                .addAllBindings(served.current().aclIndex().matching(request.getFilter())).build());
+            responses.onCompleted();
+        });
+    }
+
+    /** Answers a request the caller may not make with its refusal in the response's {@code error}: nothing is done. */
+    @SuppressWarnings("unchecked")
+    private static <R extends Message> void refuse(R prototype, Error denied, StreamObserver<R> responses) {
+        Descriptors.FieldDescriptor field = prototype.getDescriptorForType().findFieldByName("error");
+        responses.onNext((R) prototype.toBuilder().setField(field, denied).build());
+        responses.onCompleted();
+    }
+
+    /** {@link #forward(Function, Object, StreamObserver)} unless {@code denied} (not null): then refused here. */
+    private <Q, R extends Message> void forward(Function<Q, CompletableFuture<R>> call, Q request, StreamObserver<R> responses,
+                                                Error denied, R prototype) {
+        if (denied != null) {
+            refuse(prototype, denied, responses);
+            return;
+        }
+        forward(call, request, responses);
     }
 
     /**

@@ -14,6 +14,9 @@ import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
+import io.raftline.broker.security.RequestAuthorizer;
+import io.raftline.protocol.acl.Operation;
+import io.raftline.protocol.acl.ResourceType;
 import io.raftline.common.SystemTime;
 import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.MetadataImage;
@@ -64,9 +67,17 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
 
     /** Who may fetch as a replica (replica_id >= 0): under mTLS node principals only, else anyone. */
     private final Predicate<String> replicaCallers;
+    /** ACLs on client requests (off: everything allowed). */
+    protected final RequestAuthorizer authorizer;
 
     protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics, RequestLimits limits,
                            Predicate<String> replicaCallers) {
+        this(replicaManager, metrics, limits, replicaCallers, RequestAuthorizer.OFF);
+    }
+
+    protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics, RequestLimits limits,
+                           Predicate<String> replicaCallers, RequestAuthorizer authorizer) {
+        this.authorizer = authorizer;
         this.replicaCallers = replicaCallers;
         this.replicaManager = replicaManager;
         this.metrics = metrics;
@@ -185,12 +196,38 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
             CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended;
             try {
+                Map<TopicPartition, ReplicaManager.ProduceResult> refused = authorizer.enabled() ? new LinkedHashMap<>() : Map.of();
+                Map<TopicPartition, ByteBuffer> allowed = data;
                 for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
+                    TopicPartition tp = new TopicPartition(pd.getTopic(), pd.getPartition());
+                    io.raftline.protocol.Error denied = authorizer.enabled()
+                        ? authorizer.check(Operation.WRITE, ResourceType.TOPIC, pd.getTopic()) : null;
+                    if (denied != null) {
+                        // refused whole: nothing of this partition is appended
+                        refused.put(tp, ReplicaManager.ProduceResult.failed(denied.getCode(), denied.getMessage()));
+                        data.put(tp, ByteBuffer.allocate(0));
+                        if (allowed == data) {
+                            allowed = new LinkedHashMap<>(data);
+                            allowed.remove(tp);
+                        }
+                        continue;
+                    }
                     // A private copy: the log stamps offsets into these bytes in place.
-                    data.put(new TopicPartition(pd.getTopic(), pd.getPartition()),
-                        ByteBuffer.wrap(pd.getRecords().toByteArray()));
+                    ByteBuffer bytes = ByteBuffer.wrap(pd.getRecords().toByteArray());
+                    data.put(tp, bytes);
+                    if (allowed != data) {
+                        allowed.put(tp, bytes);
+                    }
                 }
-                appended = replicaManager.appendRecords(request.getAcks(), Math.max(1, request.getTimeoutMs()), data);
+                appended = allowed.isEmpty() ? CompletableFuture.completedFuture(new LinkedHashMap<>())
+                    : replicaManager.appendRecords(request.getAcks(), Math.max(1, request.getTimeoutMs()), allowed);
+                if (!refused.isEmpty()) {
+                    appended = appended.thenApply(results -> {
+                        Map<TopicPartition, ReplicaManager.ProduceResult> all = new LinkedHashMap<>(results);
+                        all.putAll(refused);
+                        return all;
+                    });
+                }
             } catch (RuntimeException e) {
                 appended = CompletableFuture.failedFuture(e);
             }
@@ -358,8 +395,22 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                         .asRuntimeException());
                     return;
                 }
-                long startNs = SystemTime.INSTANCE.nanoseconds();
                 boolean replication = request.getReplicaId() >= 0;
+                io.raftline.protocol.Error denied = !authorizer.enabled() ? null : replication
+                    ? authorizer.checkCluster(Operation.CLUSTER_ACTION)
+                    : authorizer.checkAll(Operation.READ, ResourceType.TOPIC,
+                        request.getPartitionsList().stream().map(FetchRequest.FetchPartition::getTopic).distinct().toList());
+                if (denied != null) {
+                    // nothing is read: the whole request is answered with the refusal
+                    send(call, FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId()).setError(denied).build());
+                    synchronized (call) {
+                        if (!call.isCancelled()) {
+                            call.request(1);
+                        }
+                    }
+                    return;
+                }
+                long startNs = SystemTime.INSTANCE.nanoseconds();
                 String api = replication ? "fetch_follower" : "fetch_consumer";
                 metrics.requestStarted(api);
                 List<FetchManager.PartitionFetch> parts = new ArrayList<>(request.getPartitionsCount());
@@ -465,7 +516,12 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             ListOffsetsResponse.PartitionResult.Builder r = ListOffsetsResponse.PartitionResult.newBuilder()
                 .setTopic(q.getTopic()).setPartition(q.getPartition()).setOffset(-1).setTimestamp(-1);
             Partition partition = replicaManager.partition(tp).orElse(null);
-            if (partition == null || !partition.isLeader() || partition.log() == null) {
+            io.raftline.protocol.Error denied = !authorizer.enabled() ? null : request.getReplicaId() >= 0
+                ? authorizer.checkCluster(Operation.CLUSTER_ACTION)
+                : authorizer.check(Operation.DESCRIBE, ResourceType.TOPIC, q.getTopic());
+            if (denied != null) {
+                r.setError(denied);
+            } else if (partition == null || !partition.isLeader() || partition.log() == null) {
                 ReplicaManager.ProduceResult why = partition == null ? replicaManager.notHere(tp)
                     : ReplicaManager.ProduceResult.failed(ErrorCode.NOT_LEADER, "not the leader of " + tp);
                 r.setError(error(why.error(), why.message()));
@@ -503,6 +559,16 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     public void deleteRecords(DeleteRecordsRequest request, StreamObserver<DeleteRecordsResponse> responses) {
         int timeoutMs = request.getTimeoutMs() > 0 ? request.getTimeoutMs() : DEFAULT_DELETE_RECORDS_TIMEOUT_MS;
         List<DeleteRecordsRequest.PartitionOffset> asked = request.getPartitionsList();
+        io.raftline.protocol.Error denied = authorizer.checkAll(Operation.DELETE, ResourceType.TOPIC,
+            asked.stream().map(DeleteRecordsRequest.PartitionOffset::getTopic).distinct().toList());
+        if (denied != null) {
+            DeleteRecordsResponse.Builder out = DeleteRecordsResponse.newBuilder();
+            asked.forEach(q -> out.addPartitions(DeleteRecordsResponse.PartitionResult.newBuilder().setTopic(q.getTopic())
+                .setPartition(q.getPartition()).setLowWatermark(-1).setError(denied)));
+            responses.onNext(out.build());
+            responses.onCompleted();
+            return;
+        }
         List<CompletableFuture<ReplicaManager.DeleteRecordsResult>> results = new ArrayList<>(asked.size());
         for (DeleteRecordsRequest.PartitionOffset q : asked) {
             results.add(replicaManager.deleteRecords(new TopicPartition(q.getTopic(), q.getPartition()), q.getOffset(), timeoutMs));
@@ -537,7 +603,12 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             OffsetsForLeaderEpochResponse.PartitionResult.Builder r = OffsetsForLeaderEpochResponse.PartitionResult
                 .newBuilder().setTopic(q.getTopic()).setPartition(q.getPartition()).setLeaderEpoch(-1).setEndOffset(-1);
             Partition partition = replicaManager.partition(tp).orElse(null);
-            if (partition == null || !partition.isLeader() || partition.log() == null) {
+            io.raftline.protocol.Error denied = !authorizer.enabled() ? null : request.getReplicaId() >= 0
+                ? authorizer.checkCluster(Operation.CLUSTER_ACTION)
+                : authorizer.check(Operation.DESCRIBE, ResourceType.TOPIC, q.getTopic());
+            if (denied != null) {
+                r.setError(denied);
+            } else if (partition == null || !partition.isLeader() || partition.log() == null) {
                 r.setError(error(ErrorCode.NOT_LEADER, "broker " + replicaManager.brokerId() + " is not the leader of " + tp));
             } else if (q.getCurrentLeaderEpoch() >= 0 && q.getCurrentLeaderEpoch() < partition.leaderEpoch()) {
                 r.setError(error(ErrorCode.FENCED_LEADER_EPOCH, "leader epoch " + q.getCurrentLeaderEpoch() + " is stale"));
@@ -554,6 +625,12 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     @Override
     public void describeLogs(DescribeLogsRequest request, StreamObserver<DescribeLogsResponse> responses) {
         DescribeLogsResponse.Builder out = DescribeLogsResponse.newBuilder();
+        io.raftline.protocol.Error denied = authorizer.checkCluster(Operation.DESCRIBE);
+        if (denied != null) {
+            responses.onNext(out.setError(denied).build());
+            responses.onCompleted();
+            return;
+        }
         List<TopicPartition> wanted = new ArrayList<>();
         if (request.getPartitionsCount() == 0) {
             replicaManager.partitions().forEach(p -> wanted.add(p.topicPartition()));
@@ -585,6 +662,12 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     @Override
     public void replicaChecksums(ReplicaChecksumsRequest request, StreamObserver<ReplicaChecksumsResponse> responses) {
         ReplicaChecksumsResponse.Builder out = ReplicaChecksumsResponse.newBuilder();
+        io.raftline.protocol.Error denied = authorizer.checkCluster(Operation.DESCRIBE);
+        if (denied != null) {
+            responses.onNext(out.setError(denied).build());
+            responses.onCompleted();
+            return;
+        }
         for (ReplicaChecksumsRequest.Range range : request.getPartitionsList()) {
             TopicPartition tp = new TopicPartition(range.getTopic(), range.getPartition());
             ReplicaChecksumsResponse.Checksum.Builder c = ReplicaChecksumsResponse.Checksum.newBuilder()

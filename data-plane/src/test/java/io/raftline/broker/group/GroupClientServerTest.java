@@ -67,7 +67,7 @@ class GroupClientServerTest {
             coordinator = new GroupCoordinator(id, config, topic, SystemTime.INSTANCE, scheduler, Runnable::run, new SplittableRandom(id));
             coordinator.startup();
             server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .addService(GroupRpcService.serviceDefinition(coordinator)).build().start();
+                .addService(GroupRpcService.serviceDefinition(coordinator, io.raftline.broker.security.RequestAuthorizer.OFF)).build().start();
             topic.setEndpoint(id, "127.0.0.1", server.getPort());
         }
 

@@ -40,7 +40,7 @@ class GroupRpcServiceTest {
         CoordinatorHarness h = new CoordinatorHarness(0);
         GroupCoordinator c = h.loadedCoordinator(1, 1);
         server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-            .addService(GroupRpcService.serviceDefinition(c)).build().start();
+            .addService(GroupRpcService.serviceDefinition(c, io.raftline.broker.security.RequestAuthorizer.OFF)).build().start();
         int port = server.getPort();
         for (int p = 0; p < CoordinatorHarness.PARTITIONS; p++) {
             h.topic.setLeader(p, 1);

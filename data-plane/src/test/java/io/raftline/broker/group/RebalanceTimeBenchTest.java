@@ -137,7 +137,7 @@ class RebalanceTimeBenchTest {
             GroupCoordinator coordinator = new GroupCoordinator(1, config, topic, SystemTime.INSTANCE, scheduler, Runnable::run,
                 new SplittableRandom(run));
             Server server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-                .addService(GroupRpcService.serviceDefinition(coordinator)).build().start();
+                .addService(GroupRpcService.serviceDefinition(coordinator, io.raftline.broker.security.RequestAuthorizer.OFF)).build().start();
             topic.setLeader(0, 1);
             topic.setEndpoint(1, "127.0.0.1", server.getPort());
             coordinator.onBecomeLeader(0, 1);

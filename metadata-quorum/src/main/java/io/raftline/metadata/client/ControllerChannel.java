@@ -18,6 +18,10 @@ import io.raftline.protocol.controller.AddVoterRequest;
 import io.raftline.protocol.controller.AddVoterResponse;
 import io.raftline.protocol.controller.AllocateProducerIdsRequest;
 import io.raftline.protocol.controller.AllocateProducerIdsResponse;
+import io.raftline.protocol.controller.CreateAclsRequest;
+import io.raftline.protocol.controller.CreateAclsResponse;
+import io.raftline.protocol.controller.DeleteAclsRequest;
+import io.raftline.protocol.controller.DeleteAclsResponse;
 import io.raftline.protocol.controller.AlterConfigsRequest;
 import io.raftline.protocol.controller.AlterConfigsResponse;
 import io.raftline.protocol.controller.AlterPartitionReassignmentsRequest;
@@ -150,6 +154,14 @@ public final class ControllerChannel implements Closeable {
 
     public CompletableFuture<AlterConfigsResponse> alterConfigs(AlterConfigsRequest r) {
         return call(ControllerServiceGrpc.getAlterConfigsMethod(), r, defaultTimeoutMs);
+    }
+
+    public CompletableFuture<CreateAclsResponse> createAcls(CreateAclsRequest r) {
+        return call(ControllerServiceGrpc.getCreateAclsMethod(), r, defaultTimeoutMs);
+    }
+
+    public CompletableFuture<DeleteAclsResponse> deleteAcls(DeleteAclsRequest r) {
+        return call(ControllerServiceGrpc.getDeleteAclsMethod(), r, defaultTimeoutMs);
     }
 
     public CompletableFuture<ElectLeadersResponse> electLeaders(ElectLeadersRequest r) {

@@ -12,10 +12,14 @@ import io.raftline.protocol.controller.AlterPartitionRequest;
 import io.raftline.protocol.controller.AlterPartitionResponse;
 import io.raftline.protocol.controller.BrokerHeartbeatRequest;
 import io.raftline.protocol.controller.BrokerHeartbeatResponse;
+import io.raftline.protocol.controller.CreateAclsRequest;
+import io.raftline.protocol.controller.CreateAclsResponse;
 import io.raftline.protocol.controller.CreatePartitionsRequest;
 import io.raftline.protocol.controller.CreatePartitionsResponse;
 import io.raftline.protocol.controller.CreateTopicsRequest;
 import io.raftline.protocol.controller.CreateTopicsResponse;
+import io.raftline.protocol.controller.DeleteAclsRequest;
+import io.raftline.protocol.controller.DeleteAclsResponse;
 import io.raftline.protocol.controller.DeleteTopicsRequest;
 import io.raftline.protocol.controller.DeleteTopicsResponse;
 import io.raftline.protocol.controller.ElectLeadersRequest;
@@ -124,6 +128,14 @@ public final class Controller {
 
     public ControllerResult<AlterConfigsResponse> alterConfigs(MetadataImage image, AlterConfigsRequest request) {
         return topics.alterConfigs(image, request);
+    }
+
+    public ControllerResult<CreateAclsResponse> createAcls(MetadataImage image, CreateAclsRequest request) {
+        return AclControl.createAcls(image, request);
+    }
+
+    public ControllerResult<DeleteAclsResponse> deleteAcls(MetadataImage image, DeleteAclsRequest request) {
+        return AclControl.deleteAcls(image, request);
     }
 
     public ControllerResult<ElectLeadersResponse> electLeaders(MetadataImage image, ElectLeadersRequest request) {

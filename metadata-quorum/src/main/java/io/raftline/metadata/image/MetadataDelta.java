@@ -1,6 +1,8 @@
 package io.raftline.metadata.image;
 
 import io.raftline.common.Uuid;
+import io.raftline.acl.AclIndex;
+import io.raftline.protocol.acl.AclBinding;
 import io.raftline.protocol.metadata.BrokerState;
 import io.raftline.protocol.metadata.BrokerStateRecord;
 import io.raftline.protocol.metadata.ConfigRecord;
@@ -48,6 +50,7 @@ public final class MetadataDelta {
     private final Map<Uuid, TopicImage> topics;
     private final Map<ConfigResource, Map<String, String>> configs;
     private final Map<Integer, String> voterDirectories;
+    private final Set<AclBinding> acls;
 
     private final Map<Uuid, TopicImage> createdTopics = new LinkedHashMap<>();
     private final Map<Uuid, TopicImage> removedTopics = new LinkedHashMap<>();
@@ -58,6 +61,7 @@ public final class MetadataDelta {
     private boolean producerIdsChanged;
     private boolean featuresChanged;
     private boolean voterDirectoriesChanged;
+    private boolean aclsChanged;
     private MetadataImage image;
 
     public MetadataDelta(MetadataImage base) {
@@ -71,6 +75,7 @@ public final class MetadataDelta {
         this.topics = new HashMap<>(base.topicsById());
         this.configs = new HashMap<>(base.configs());
         this.voterDirectories = new HashMap<>(base.voterDirectories());
+        this.acls = AclIndex.sortedSet(base.acls());
     }
 
     /** Replays a whole batch (one Raft entry at {@code index}) onto {@code base} and applies it. */
@@ -128,6 +133,7 @@ public final class MetadataDelta {
         d.controllerChanged = before.controllerId() != after.controllerId() || before.controllerEpoch() != after.controllerEpoch();
         d.producerIdsChanged = before.nextProducerId() != after.nextProducerId();
         d.featuresChanged = !before.features().equals(after.features());
+        d.aclsChanged = !before.acls().equals(after.acls());
         d.image = after;
         return d;
     }
@@ -171,6 +177,11 @@ public final class MetadataDelta {
             case VOTER_DIRECTORY -> {
                 voterDirectories.put(record.getVoterDirectory().getNodeId(), record.getVoterDirectory().getDirectoryId());
                 voterDirectoriesChanged = true;
+            }
+            case ACL -> {
+                boolean changed = record.getAcl().getRemoved() ? acls.remove(record.getAcl().getBinding())
+                    : acls.add(record.getAcl().getBinding());
+                aclsChanged |= changed;
             }
             case RECORD_NOT_SET -> throw new IllegalStateException("empty metadata record");
             default -> throw new IllegalStateException("unknown record type " + record.getRecordCase());
@@ -313,7 +324,7 @@ public final class MetadataDelta {
             throw new IllegalStateException("index goes back: " + base.index() + " -> " + index);
         }
         image = new MetadataImage(index, features, controllerId, controllerEpoch, controllerEndpoint, nextProducerId,
-            brokers, topics, configs, voterDirectories);
+            brokers, topics, configs, voterDirectories, acls);
         return image;
     }
 
@@ -376,6 +387,11 @@ public final class MetadataDelta {
         return producerIdsChanged;
     }
 
+    /** Whether an ACL binding was added or removed. */
+    public boolean aclsChanged() {
+        return aclsChanged;
+    }
+
     public boolean featuresChanged() {
         return featuresChanged;
     }
@@ -384,6 +400,6 @@ public final class MetadataDelta {
     public boolean isEmpty() {
         return createdTopics.isEmpty() && removedTopics.isEmpty() && partitionsBefore.isEmpty() && brokersBefore.isEmpty()
             && changedConfigs.isEmpty() && !controllerChanged && !producerIdsChanged && !featuresChanged
-            && !voterDirectoriesChanged;
+            && !voterDirectoriesChanged && !aclsChanged;
     }
 }

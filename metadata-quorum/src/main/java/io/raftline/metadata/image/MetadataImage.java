@@ -2,6 +2,9 @@ package io.raftline.metadata.image;
 
 import com.google.protobuf.ByteString;
 import io.raftline.common.Uuid;
+import io.raftline.acl.AclIndex;
+import io.raftline.protocol.acl.AclBinding;
+import io.raftline.protocol.metadata.AclRecord;
 import io.raftline.protocol.metadata.BrokerState;
 import io.raftline.protocol.metadata.BrokerStateRecord;
 import io.raftline.protocol.metadata.ConfigRecord;
@@ -19,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -35,7 +39,7 @@ public final class MetadataImage {
     public static final int RECORD_VERSION = 1;
 
     public static final MetadataImage EMPTY = new MetadataImage(0, Map.of(), -1, 0, Endpoint.getDefaultInstance(), 0,
-        Map.of(), Map.of(), Map.of(), Map.of());
+        Map.of(), Map.of(), Map.of(), Map.of(), Set.of());
 
     private final long index;
     private final Map<String, Integer> features;
@@ -48,11 +52,14 @@ public final class MetadataImage {
     private final Map<String, Uuid> topicIdsByName;
     private final Map<ConfigResource, Map<String, String>> configs;
     private final Map<Integer, String> voterDirectories;
+    private final Set<AclBinding> acls;
+    /** Built on first use: most images of a cluster without ACLs never need it. */
+    private volatile AclIndex aclIndex;
 
     MetadataImage(long index, Map<String, Integer> features, int controllerId, int controllerEpoch,
                   Endpoint controllerEndpoint, long nextProducerId, Map<Integer, BrokerRegistration> brokers,
                   Map<Uuid, TopicImage> topicsById, Map<ConfigResource, Map<String, String>> configs,
-                  Map<Integer, String> voterDirectories) {
+                  Map<Integer, String> voterDirectories, Set<AclBinding> acls) {
         this.index = index;
         this.features = Collections.unmodifiableMap(new TreeMap<>(features));
         this.controllerId = controllerId;
@@ -70,6 +77,7 @@ public final class MetadataImage {
         configs.forEach((k, v) -> sortedConfigs.put(k, Collections.unmodifiableMap(new TreeMap<>(v))));
         this.configs = Collections.unmodifiableMap(sortedConfigs);
         this.voterDirectories = Collections.unmodifiableMap(new TreeMap<>(voterDirectories));
+        this.acls = Collections.unmodifiableSet(AclIndex.sortedSet(acls));
     }
 
     /** The Raft index of the last entry applied to this image (0: nothing yet). */
@@ -83,7 +91,7 @@ public final class MetadataImage {
             throw new IllegalStateException("the index of an image never goes back: " + index + " -> " + newIndex);
         }
         return new MetadataImage(newIndex, features, controllerId, controllerEpoch, controllerEndpoint,
-            nextProducerId, brokers, topicsById, configs, voterDirectories);
+            nextProducerId, brokers, topicsById, configs, voterDirectories, acls);
     }
 
     public Map<String, Integer> features() {
@@ -160,6 +168,21 @@ public final class MetadataImage {
         return voterDirectories;
     }
 
+    /** The ACL bindings, in {@link AclIndex#ORDER}. */
+    public Set<AclBinding> acls() {
+        return acls;
+    }
+
+    /** The ACL bindings indexed for the authorizer. */
+    public AclIndex aclIndex() {
+        AclIndex index = aclIndex;
+        if (index == null) {
+            index = AclIndex.of(acls);
+            aclIndex = index;
+        }
+        return index;
+    }
+
     /** The records that rebuild this image from {@link #EMPTY} (applied at this image's index): for snapshots. */
     public List<MetadataRecord> toRecords() {
         List<MetadataRecord> out = new ArrayList<>();
@@ -192,6 +215,7 @@ public final class MetadataImage {
         }
         voterDirectories.forEach((node, dir) -> out.add(wrap(MetadataRecord.newBuilder().setVoterDirectory(
             VoterDirectoryRecord.newBuilder().setNodeId(node).setDirectoryId(dir)))));
+        acls.forEach(b -> out.add(wrap(MetadataRecord.newBuilder().setAcl(AclRecord.newBuilder().setBinding(b)))));
         return out;
     }
 
@@ -210,19 +234,19 @@ public final class MetadataImage {
             && nextProducerId == other.nextProducerId && features.equals(other.features)
             && controllerEndpoint.equals(other.controllerEndpoint) && brokers.equals(other.brokers)
             && topicsById.equals(other.topicsById) && configs.equals(other.configs)
-            && voterDirectories.equals(other.voterDirectories);
+            && voterDirectories.equals(other.voterDirectories) && acls.equals(other.acls);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(index, controllerId, controllerEpoch, nextProducerId, features, brokers, topicsById, configs,
-            voterDirectories);
+            voterDirectories, acls);
     }
 
     @Override
     public String toString() {
         return "MetadataImage{index=" + index + ", features=" + features + ", controller=" + controllerId + "@"
             + controllerEpoch + ", nextProducerId=" + nextProducerId + ", brokers=" + brokers + ", topics="
-            + topicsById + ", configs=" + configs + "}";
+            + topicsById + ", configs=" + configs + ", acls=" + acls.size() + "}";
     }
 }

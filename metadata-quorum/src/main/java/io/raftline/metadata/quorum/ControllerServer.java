@@ -16,6 +16,10 @@ import io.raftline.protocol.controller.AddVoterRequest;
 import io.raftline.protocol.controller.AddVoterResponse;
 import io.raftline.protocol.controller.AllocateProducerIdsRequest;
 import io.raftline.protocol.controller.AllocateProducerIdsResponse;
+import io.raftline.protocol.controller.CreateAclsRequest;
+import io.raftline.protocol.controller.CreateAclsResponse;
+import io.raftline.protocol.controller.DeleteAclsRequest;
+import io.raftline.protocol.controller.DeleteAclsResponse;
 import io.raftline.protocol.controller.AlterConfigsRequest;
 import io.raftline.protocol.controller.AlterConfigsResponse;
 import io.raftline.protocol.controller.AlterPartitionReassignmentsRequest;
@@ -245,6 +249,20 @@ public final class ControllerServer implements Closeable {
             decide(obs, c -> image -> c.alterConfigs(image, req),
                 (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
                 e -> AlterConfigsResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void createAcls(CreateAclsRequest req, StreamObserver<CreateAclsResponse> obs) {
+            decide(obs, c -> image -> c.createAcls(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
+                e -> CreateAclsResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void deleteAcls(DeleteAclsRequest req, StreamObserver<DeleteAclsResponse> obs) {
+            decide(obs, c -> image -> c.deleteAcls(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
+                e -> DeleteAclsResponse.newBuilder().setError(e).setController(hint()).build());
         }
 
         @Override

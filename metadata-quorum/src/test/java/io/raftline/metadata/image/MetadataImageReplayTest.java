@@ -5,6 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import io.raftline.common.Uuid;
+import io.raftline.protocol.acl.AclBinding;
+import io.raftline.protocol.acl.Operation;
+import io.raftline.protocol.acl.PatternType;
+import io.raftline.protocol.acl.Permission;
+import io.raftline.protocol.acl.ResourceType;
+import io.raftline.protocol.metadata.AclRecord;
 import io.raftline.protocol.metadata.BrokerState;
 import io.raftline.protocol.metadata.BrokerStateRecord;
 import io.raftline.protocol.metadata.ConfigRecord;
@@ -86,7 +92,20 @@ class MetadataImageReplayTest {
             .setBrokerId(3).setBrokerEpoch(6))))));
         log.add(new Entry(++index, batch(rec(MetadataRecord.newBuilder().setControllerChange(ControllerChangeRecord.newBuilder()
             .setControllerId(2).setControllerEpoch(2))))));
+        log.add(new Entry(++index, batch(acl(APP_WRITE, false), acl(APP_READ, false), acl(APP_WRITE, false))));
+        log.add(new Entry(++index, batch(acl(APP_READ, true), acl(APP_READ, true))));
         return log;
+    }
+
+    static final AclBinding APP_WRITE = AclBinding.newBuilder().setPrincipal("User:app").setHost("*")
+        .setResourceType(ResourceType.TOPIC).setResourceName("orders").setPatternType(PatternType.LITERAL)
+        .setOperation(Operation.WRITE).setPermission(Permission.ALLOW).build();
+    static final AclBinding APP_READ = APP_WRITE.toBuilder().setResourceType(ResourceType.GROUP).setResourceName("billing")
+        .setOperation(Operation.READ).build();
+
+    /** An ACL added (twice adds it once) or removed (removing one that is gone changes nothing). */
+    static MetadataRecord acl(AclBinding binding, boolean removed) {
+        return rec(MetadataRecord.newBuilder().setAcl(AclRecord.newBuilder().setBinding(binding).setRemoved(removed)));
     }
 
     static MetadataImage replay(List<Entry> entries) {
@@ -131,6 +150,21 @@ class MetadataImageReplayTest {
         assertThat(image.configs(ConfigResource.topic("orders"))).isEmpty();
         assertThat(image.configs(ConfigResource.broker(""))).containsEntry("log.retention.ms", "5000");
         assertThat(image.nextProducerId()).isEqualTo(1000);
+        assertThat(image.acls()).containsExactly(APP_WRITE);
+        assertThat(image.aclIndex().covering(ResourceType.TOPIC, "orders")).containsExactly(APP_WRITE);
+    }
+
+    @Test
+    void aclChangesAreReportedOnlyWhenTheyChangeSomething() {
+        List<Entry> log = recordedLog();
+        MetadataImage before = replay(log.subList(0, log.size() - 2));
+        Entry add = log.get(log.size() - 2);
+        MetadataDelta added = MetadataDelta.replayBatch(before, add.index(), add.batch());
+        assertThat(added.aclsChanged()).isTrue();
+        assertThat(added.image().acls()).containsExactlyInAnyOrder(APP_WRITE, APP_READ);
+        MetadataDelta again = MetadataDelta.replayBatch(added.image(), add.index() + 5, add.batch());
+        assertThat(again.aclsChanged()).as("adding what is there").isFalse();
+        assertThat(again.isEmpty()).isTrue();
     }
 
     @Test

@@ -93,7 +93,9 @@ public final class DevTls {
             + "broker.listener.security.protocol=SSL\n"
             + "controller.listener.security.protocol=SSL\n"
             + "quorum.listener.security.protocol=SSL\n"
-            + "metrics.listener.security.protocol=SSL\n";
+            + "metrics.listener.security.protocol=SSL\n"
+            + "authorizer.enabled=true\n"
+            + "allow.everyone.if.no.acl.found=false\n";
     }
 
     /** The admin's TLS, for dev's own calls to the nodes' HTTPS /ready. */

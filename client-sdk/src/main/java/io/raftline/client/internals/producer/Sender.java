@@ -309,7 +309,14 @@ public final class Sender implements Runnable {
                 error = GrpcErrors.toException(r.error(), "InitProducerId").getMessage();
                 metadata.nodeFailed();
             } else if (r.response().getError().getCode() != ErrorCode.NONE) {
-                error = Errors.toException(r.response().getError()).getMessage();
+                io.raftline.client.errors.ApiException e = Errors.toException(r.response().getError());
+                error = e.getMessage();
+                if (e instanceof io.raftline.client.errors.AuthorizationException) {
+                    // retrying will not help until an ACL changes: what waits fails now, as Kafka's producer does
+                    for (ProducerBatch b : accumulator.expiredBatches(0, now)) {
+                        fail(b, e);
+                    }
+                }
             }
             if (error != null) {
                 lastInitError = error;
