@@ -212,7 +212,7 @@ public final class BrokerServer implements AutoCloseable {
             new RequestLimits(config.getInt("produce.stream.max.in.flight.requests"), config.getInt("queued.max.requests"),
                 config.getLong("queued.max.request.bytes"), config.getInt("fetch.stream.max.in.flight.requests"),
                 config.getInt("fetch.max.bytes")), security.broker().isMutual() ? security.nodePrincipals() : p -> true,
-            clusterId, authorizer);
+            clusterId, authorizer, new io.raftline.broker.quota.ClientQuotas(servedImage::current, time));
         Gauge.builder("raftline.produce.queued.requests", service, BrokerRpcService::queuedProduceRequests)
             .description("Produce requests this broker holds (read, not answered); at most queued.max.requests")
             .register(registry);

@@ -42,6 +42,10 @@ public final class TransportSecurity {
     /** What a call whose peer address is unknown (in-process) is seen to come from. */
     public static final String UNKNOWN_HOST = "unknown";
     private static final Context.Key<String> CLIENT_HOST = Context.keyWithDefault("raftline-client-host", UNKNOWN_HOST);
+    private static final Context.Key<String> CLIENT_ID = Context.keyWithDefault("raftline-client-id", "");
+    private static final Metadata.Key<String> USER_AGENT = Metadata.Key.of("user-agent", Metadata.ASCII_STRING_MARSHALLER);
+    /** The SDK's user agent: this, then its client.id (then gRPC's own part after a space). */
+    public static final String SDK_AGENT = "raftline-client/";
     private static final TransportSecurity PLAINTEXT = new TransportSecurity(null, SecurityConfig.ClientAuth.NONE,
         PrincipalMapper.defaults());
 
@@ -95,6 +99,20 @@ public final class TransportSecurity {
         } finally {
             Context.current().detach(previous);
         }
+    }
+
+    /** The client.id of the call being served ("" when the client sent none), for client-id quotas. */
+    public static String clientId() {
+        return CLIENT_ID.get();
+    }
+
+    /** The client.id in an SDK user agent ({@code raftline-client/<client.id> grpc-java-netty/...}), else "". */
+    static String clientIdOf(String userAgent) {
+        if (userAgent == null || !userAgent.startsWith(SDK_AGENT)) {
+            return "";
+        }
+        int end = userAgent.indexOf(' ', SDK_AGENT.length());
+        return userAgent.substring(SDK_AGENT.length(), end < 0 ? userAgent.length() : end);
     }
 
     /** Secures a channel: plaintext, or TLS presenting this side's certificate (if any) and verifying the server. */
@@ -199,8 +217,8 @@ public final class TransportSecurity {
             }
             String host = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR) instanceof InetSocketAddress a
                 && a.getAddress() != null ? a.getAddress().getHostAddress() : UNKNOWN_HOST;
-            return Contexts.interceptCall(Context.current().withValue(PRINCIPAL, principal).withValue(CLIENT_HOST, host),
-                call, headers, next);
+            return Contexts.interceptCall(Context.current().withValue(PRINCIPAL, principal).withValue(CLIENT_HOST, host)
+                .withValue(CLIENT_ID, clientIdOf(headers.get(USER_AGENT))), call, headers, next);
         }
     }
 

@@ -28,12 +28,13 @@ import picocli.CommandLine.Option;
 @Command(name = "configs", description = "Describes and alters topic and broker configs.", mixinStandardHelpOptions = true,
     subcommands = {ConfigsCommand.Describe.class, ConfigsCommand.Alter.class},
     footer = {"", "Examples:", "  raftline configs describe --entity-type broker --entity-name 1",
-        "  raftline configs alter --entity-type topic --entity-name orders --add-config retention.ms=3600000"})
+        "  raftline configs alter --entity-type topic --entity-name orders --add-config retention.ms=3600000",
+        "  raftline configs alter --entity-type clients --entity-name app --add-config producer_byte_rate=1048576"})
 public final class ConfigsCommand {
 
     /** The entity both subcommands name. */
     static final class Entity {
-        @Option(names = "--entity-type", required = true, paramLabel = "topic|broker")
+        @Option(names = "--entity-type", required = true, paramLabel = "topic|broker|users|clients")
         String type;
         @Option(names = "--entity-name", required = true, paramLabel = "N")
         String name;
@@ -50,14 +51,17 @@ public final class ConfigsCommand {
 
         ConfigResource resource() {
             return switch (type.toLowerCase(Locale.ROOT)) {
-                case "topic" -> new ConfigResource(ConfigResource.Type.TOPIC, name);
-                case "broker" -> new ConfigResource(ConfigResource.Type.BROKER, name);
-                default -> throw new CliException("--entity-type must be topic or broker, got '" + type + "'");
+                case "topic", "topics" -> new ConfigResource(ConfigResource.Type.TOPIC, name);
+                case "broker", "brokers" -> new ConfigResource(ConfigResource.Type.BROKER, name);
+                case "user", "users" -> new ConfigResource(ConfigResource.Type.USER, name);
+                case "client", "clients" -> new ConfigResource(ConfigResource.Type.CLIENT, name);
+                default -> throw new CliException("--entity-type must be topic, broker, users or clients, got '" + type + "'");
             };
         }
     }
 
-    @Command(name = "describe", mixinStandardHelpOptions = true, description = "Shows every config of a topic or broker.",
+    @Command(name = "describe", mixinStandardHelpOptions = true,
+        description = "Shows every config of a topic or broker, or the quotas of a user or client id.",
         footer = {"", "Example:", "  raftline configs describe --entity-type topic --entity-name orders"})
     static final class Describe implements Callable<Integer> {
         @Mixin
@@ -97,7 +101,8 @@ public final class ConfigsCommand {
         }
     }
 
-    @Command(name = "alter", mixinStandardHelpOptions = true, description = "Sets or removes configs of a topic.",
+    @Command(name = "alter", mixinStandardHelpOptions = true,
+        description = "Sets or removes configs of a topic or broker, or the quotas of a user or client id.",
         footer = {"", "Example:", "  raftline configs alter --entity-type topic --entity-name orders "
             + "--add-config retention.ms=3600000,cleanup.policy=[compact,delete] --delete-config segment.bytes"})
     static final class Alter implements Callable<Integer> {

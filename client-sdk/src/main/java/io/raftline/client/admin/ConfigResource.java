@@ -9,5 +9,6 @@ package io.raftline.client.admin;
 public record ConfigResource(Type type, String name) {
 
     /** Kinds of config resources. */
-    public enum Type { TOPIC, BROKER }
+    /** USER and CLIENT hold client quotas (a principal's name, a client.id; "<default>" for all others). */
+    public enum Type { TOPIC, BROKER, USER, CLIENT }
 }

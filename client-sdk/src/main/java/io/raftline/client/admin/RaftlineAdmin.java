@@ -419,7 +419,12 @@ final class RaftlineAdmin implements Admin {
     }
 
     private static ConfigResourceType wireType(ConfigResource.Type type) {
-        return type == ConfigResource.Type.TOPIC ? ConfigResourceType.TOPIC : ConfigResourceType.BROKER;
+        return switch (type) {
+            case TOPIC -> ConfigResourceType.TOPIC;
+            case BROKER -> ConfigResourceType.BROKER;
+            case USER -> ConfigResourceType.USER;
+            case CLIENT -> ConfigResourceType.CLIENT;
+        };
     }
 
     @Override

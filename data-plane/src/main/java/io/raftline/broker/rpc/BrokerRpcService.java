@@ -85,8 +85,8 @@ public final class BrokerRpcService extends DataPlaneRpc {
                             ProducerIdManager producerIds, Map<String, String> brokerConfig, boolean autoCreateTopics,
                             ServedImage served, ServedImage applied, RequestLimits limits,
                             java.util.function.Predicate<String> replicaCallers, String clusterId,
-                            RequestAuthorizer authorizer) {
-        super(replicaManager, metrics, limits, replicaCallers, authorizer);
+                            RequestAuthorizer authorizer, io.raftline.broker.quota.ClientQuotas quotas) {
+        super(replicaManager, metrics, limits, replicaCallers, authorizer, quotas);
         this.clusterId = clusterId;
         this.served = served;
         this.applied = applied;
@@ -270,6 +270,12 @@ public final class BrokerRpcService extends DataPlaneRpc {
                         .setValue(overridden ? overrides.get(name) : e.getValue()).setSource(source).setReadOnly(false));
                 }
             }
+        } else if (request.getResourceType() == ConfigResourceType.USER
+            || request.getResourceType() == ConfigResourceType.CLIENT) {
+            // client quotas: only what is set on the entity itself
+            image.configs(new ConfigResource(request.getResourceType(), request.getResourceName())).forEach((k, v) ->
+                out.addConfigs(DescribeConfigsResponse.ConfigEntry.newBuilder().setName(k).setValue(v).setSource("dynamic")
+                    .setReadOnly(false)));
         } else {
             // dynamic values (this broker's, else the cluster-wide default) over the file's, as Kafka lists them
             Map<String, String> own = image.configs(ConfigResource.broker(request.getResourceName()));

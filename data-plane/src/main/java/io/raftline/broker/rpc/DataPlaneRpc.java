@@ -14,6 +14,7 @@ import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
+import io.raftline.broker.quota.ClientQuotas;
 import io.raftline.broker.security.RequestAuthorizer;
 import io.raftline.protocol.acl.Operation;
 import io.raftline.protocol.acl.ResourceType;
@@ -70,14 +71,18 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     /** ACLs on client requests (off: everything allowed). */
     protected final RequestAuthorizer authorizer;
 
+    /** Client quotas (null: none). */
+    private final ClientQuotas quotas;
+
     protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics, RequestLimits limits,
                            Predicate<String> replicaCallers) {
-        this(replicaManager, metrics, limits, replicaCallers, RequestAuthorizer.OFF);
+        this(replicaManager, metrics, limits, replicaCallers, RequestAuthorizer.OFF, null);
     }
 
     protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics, RequestLimits limits,
-                           Predicate<String> replicaCallers, RequestAuthorizer authorizer) {
+                           Predicate<String> replicaCallers, RequestAuthorizer authorizer, ClientQuotas quotas) {
         this.authorizer = authorizer;
+        this.quotas = quotas;
         this.replicaCallers = replicaCallers;
         this.replicaManager = replicaManager;
         this.metrics = metrics;
@@ -192,6 +197,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 pump();
             }
             long startNs = SystemTime.INSTANCE.nanoseconds();
+            String principal = quotas == null ? null : TransportSecurity.principal();
+            String clientId = quotas == null ? null : TransportSecurity.clientId();
             metrics.requestStarted("produce");
             Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
             CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended;
@@ -235,22 +242,34 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             // The one place this request's admission is released: whatever happened above, it is answered once.
             appended.whenComplete((results, err) -> {
                 long remoteDoneNs = SystemTime.INSTANCE.nanoseconds();
-                try {
-                    if (err == null) {
-                        recordProduced(data, results);
-                    } else {
-                        data.keySet().forEach(tp -> metrics.recordError("produce", ErrorCode.UNKNOWN));
+                long throttleMs = quotas == null ? 0
+                    : quotas.throttleMs(ClientQuotas.Kind.PRODUCE, principal, clientId, size, localDoneNs - startNs);
+                Runnable answer = () -> {
+                    try {
+                        if (err == null) {
+                            recordProduced(data, results);
+                        } else {
+                            data.keySet().forEach(tp -> metrics.recordError("produce", ErrorCode.UNKNOWN));
+                        }
+                        metrics.recordPhase("produce", BrokerMetrics.Phase.LOCAL, localDoneNs - startNs);
+                        metrics.recordPhase("produce", BrokerMetrics.Phase.REMOTE, Math.max(0, remoteDoneNs - localDoneNs));
+                        long sendNs = SystemTime.INSTANCE.nanoseconds();
+                        if (request.getAcks() != 0) {
+                            send(call, response(request, data, results, err).toBuilder()
+                                .setThrottleTimeMs((int) throttleMs).build());
+                            metrics.recordPhase("produce", BrokerMetrics.Phase.SEND, SystemTime.INSTANCE.nanoseconds() - sendNs);
+                        }
+                        metrics.recordLatency("produce", SystemTime.INSTANCE.nanoseconds() - startNs);
+                    } finally {
+                        metrics.requestDone("produce");
+                        finished(size);
                     }
-                    metrics.recordPhase("produce", BrokerMetrics.Phase.LOCAL, localDoneNs - startNs);
-                    metrics.recordPhase("produce", BrokerMetrics.Phase.REMOTE, Math.max(0, remoteDoneNs - localDoneNs));
-                    if (request.getAcks() != 0) {
-                        send(call, response(request, data, results, err));
-                        metrics.recordPhase("produce", BrokerMetrics.Phase.SEND, SystemTime.INSTANCE.nanoseconds() - remoteDoneNs);
-                    }
-                    metrics.recordLatency("produce", SystemTime.INSTANCE.nanoseconds() - startNs);
-                } finally {
-                    metrics.requestDone("produce");
-                    finished(size);
+                };
+                if (throttleMs > 0) {
+                    // over its quota: the answer (and the stream's next read) waits out the throttle time
+                    CompletableFuture.delayedExecutor(throttleMs, java.util.concurrent.TimeUnit.MILLISECONDS).execute(answer);
+                } else {
+                    answer.run();
                 }
             });
         }
@@ -412,6 +431,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 }
                 long startNs = SystemTime.INSTANCE.nanoseconds();
                 String api = replication ? "fetch_follower" : "fetch_consumer";
+                String principal = quotas == null || replication ? null : TransportSecurity.principal();
+                String clientId = principal == null ? null : TransportSecurity.clientId();
                 metrics.requestStarted(api);
                 List<FetchManager.PartitionFetch> parts = new ArrayList<>(request.getPartitionsCount());
                 for (FetchRequest.FetchPartition p : request.getPartitionsList()) {
@@ -431,36 +452,62 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                     metrics.recordPhase(api, BrokerMetrics.Phase.LOCAL, localDoneNs - startNs);
                     metrics.recordPhase(api, BrokerMetrics.Phase.REMOTE, Math.max(0, remoteDoneNs - localDoneNs));
                     FetchResponse.Builder b = FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId());
+                    FetchResponse answer;
+                    StoredBytes.Lease held = null;
+                    long throttleMs = 0;
                     if (err != null) {
                         metrics.recordError(api, ErrorCode.UNKNOWN);
-                        b.setError(error(ErrorCode.UNKNOWN, err.toString()));
-                        send(call, b.build());
+                        answer = b.setError(error(ErrorCode.UNKNOWN, err.toString())).build();
                     } else {
                         int bytes = 0;
                         for (FetchManager.PartitionData pd : data) {
                             bytes += pd.result().data() == null ? 0 : pd.result().data().sizeInBytes();
                         }
-                        // The records alias the lease's buffer: it goes back to the pool only after send()
-                        // has serialized the response.
                         data.stream().map(pd -> pd.tp().topic()).distinct().forEach(t -> metrics.recordRequest(api, t));
-                        try (StoredBytes.Lease lease = bytes > 0 ? storedBytes.lease(bytes) : null) {
+                        if (principal != null) {
+                            throttleMs = quotas.throttleMs(ClientQuotas.Kind.FETCH, principal, clientId, bytes,
+                                localDoneNs - startNs);
+                            b.setThrottleTimeMs((int) throttleMs);
+                        }
+                        // The records alias the lease's buffer: it goes back to the pool only after send() has
+                        // serialized the response.
+                        held = bytes > 0 ? storedBytes.lease(bytes) : null;
+                        try {
                             for (FetchManager.PartitionData pd : data) {
-                                b.addPartitions(toWire(pd, lease, api, replication));
+                                b.addPartitions(toWire(pd, held, api, replication));
                             }
-                            send(call, b.build());
+                            answer = b.build();
                         } catch (UncheckedIOException e) {
                             // a segment file could not be read: one clear error rather than no answer
-                            send(call, FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId())
-                                .setError(error(ErrorCode.STORAGE_ERROR, "reading the log failed: " + e.getCause())).build());
+                            answer = FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId())
+                                .setError(error(ErrorCode.STORAGE_ERROR, "reading the log failed: " + e.getCause())).build();
                         }
                     }
-                    metrics.recordPhase(api, BrokerMetrics.Phase.SEND, SystemTime.INSTANCE.nanoseconds() - remoteDoneNs);
-                    metrics.recordLatency(api, SystemTime.INSTANCE.nanoseconds() - startNs);
-                    metrics.requestDone(api);
-                    synchronized (call) {
-                        if (!call.isCancelled()) {
-                            call.request(1);
+                    FetchResponse response = answer;
+                    StoredBytes.Lease lease = held;
+                    Runnable reply = () -> {
+                        long sendNs = SystemTime.INSTANCE.nanoseconds();
+                        try {
+                            send(call, response);
+                        } finally {
+                            if (lease != null) {
+                                lease.close();
+                            }
                         }
+                        metrics.recordPhase(api, BrokerMetrics.Phase.SEND, SystemTime.INSTANCE.nanoseconds() - sendNs);
+                        metrics.recordLatency(api, SystemTime.INSTANCE.nanoseconds() - startNs);
+                        metrics.requestDone(api);
+                        synchronized (call) {
+                            if (!call.isCancelled()) {
+                                call.request(1);
+                            }
+                        }
+                    };
+                    if (throttleMs > 0) {
+                        // over its quota: the answer waits out the throttle time (and the client, waiting for it, too)
+                        CompletableFuture.delayedExecutor(throttleMs, java.util.concurrent.TimeUnit.MILLISECONDS).execute(reply);
+                    } else {
+                        reply.run();
                     }
                 });
             }

@@ -1,6 +1,7 @@
 package io.raftline.metadata.controller;
 
 import io.raftline.common.Uuid;
+import io.raftline.common.config.ClientQuotaConfig;
 import io.raftline.common.config.ReplicationThrottleConfig;
 import io.raftline.common.config.TopicConfig;
 import io.raftline.metadata.image.MetadataImage;
@@ -275,6 +276,15 @@ final class TopicControl {
                     + "throttles and the topic defaults: " + dynamic;
             }
             return value == null ? null : TopicConfigs.validate(topicName.get(), value).orElse(null);
+        }
+        if (op.getResourceType() == ConfigResourceType.USER || op.getResourceType() == ConfigResourceType.CLIENT) {
+            if (op.getResourceName().isEmpty()) {
+                return "a quota needs an entity name (a user, a client id, or " + ClientQuotaConfig.DEFAULT_ENTITY + ")";
+            }
+            if (!ClientQuotaConfig.isKnown(op.getName())) {
+                return "unknown quota '" + op.getName() + "': one of " + ClientQuotaConfig.DEF.names();
+            }
+            return value == null ? null : ClientQuotaConfig.problem(op.getName(), value).orElse(null);
         }
         return "unknown config resource type " + op.getResourceType();
     }

@@ -149,7 +149,8 @@ class DistributionIT {
     /**
      * {@code raftline dev --tls}: TLS and mTLS on every listener; cluster.json names the admin's client config, with
      * which the CLI works, while the same command without it is refused; {@code certs issue --ca-dir DIR/tls} adds
-     * a client certificate the cluster accepts.
+     * a client certificate the cluster accepts, and whose principal may read once {@code acls add} lets it (the
+     * authorizer is on).
      */
     @Test
     void devWithTlsTakesRecordsOnlyOverTls() throws Exception {
@@ -190,6 +191,14 @@ class DistributionIT {
             Files.writeString(app, "security.protocol=SSL\nssl.truststore.location=" + dir.resolve("tls/ca.pem")
                 + "\nssl.certificate.location=" + tmp.resolve("app/app.pem") + "\nssl.key.location=" + tmp.resolve("app/app.key")
                 + "\n");
+            // dev --tls turns the authorizer on: User:app may read only once an admin lets it
+            Run denied = run("", "consume", "--topic", "secure", "--from-beginning", "--max-messages", "2", b,
+                "--command-config", app.toString());
+            assertThat(denied.code()).as(denied.err()).isEqualTo(1);
+            assertThat(denied.err()).contains("error: not authorized to DESCRIBE topic 'secure'");
+            Run allow = run("", "acls", "add", "--allow-principal", "User:app", "--operation", "read", "--topic", "secure", b,
+                "--command-config", config);
+            assertThat(allow.code()).as(allow.err()).isZero();
             Run consume = run("", "consume", "--topic", "secure", "--from-beginning", "--max-messages", "2", b,
                 "--command-config", app.toString());
             assertThat(consume.code()).as(consume.err()).isZero();

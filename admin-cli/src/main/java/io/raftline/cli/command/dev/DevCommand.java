@@ -54,7 +54,8 @@ public final class DevCommand implements Callable<Integer> {
     int basePort;
 
     @Option(names = "--tls", description = "TLS and mTLS on every listener and link: a CA and certificates in DIR/tls/, "
-        + "and DIR/client.properties (the admin principal User:admin) for --command-config.")
+        + "DIR/client.properties (the admin principal User:admin, a super user) for --command-config, and ACLs enforced "
+        + "(raftline acls).")
     boolean tls;
 
     @Override

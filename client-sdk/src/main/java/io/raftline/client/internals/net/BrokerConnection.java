@@ -62,7 +62,8 @@ public final class BrokerConnection implements AutoCloseable {
             .flowControlWindow(FLOW_CONTROL_WINDOW_BYTES)
             .maxInboundMessageSize(maxInboundBytes)
             .withOption(ChannelOption.ALLOCATOR, TransportAllocator.channel())
-            .userAgent(clientId == null || clientId.isEmpty() ? "raftline-client" : "raftline-client/" + clientId)
+            // the broker reads the client.id from here (client-id quotas)
+            .userAgent(clientId == null || clientId.isEmpty() ? "raftline-client" : TransportSecurity.SDK_AGENT + clientId)
             .build();
         this.stub = BrokerServiceGrpc.newStub(channel);
         this.produce = new MultiplexedStream<>("produce to " + address, stub::produce, ProduceResponse::getCorrelationId);
