@@ -207,12 +207,13 @@ public final class BrokerServer implements AutoCloseable {
             config.getInt(ServerConfig.METRICS_PARTITION_SERIES_MAX));
         scheduler.scheduleWithFixedDelay(() -> refreshMetrics(metrics, partitionMetrics), 1, 5, TimeUnit.SECONDS);
         RequestAuthorizer authorizer = requestAuthorizer(config, security, servedImage);
+        io.raftline.broker.quota.ClientQuotas quotas = new io.raftline.broker.quota.ClientQuotas(servedImage::current, time);
         BrokerRpcService service = new BrokerRpcService(replicaManager, metrics, metadata.channel(), producerIds,
             config.originals(), config.getBoolean("auto.create.topics.enable"), servedImage, appliedImage,
             new RequestLimits(config.getInt("produce.stream.max.in.flight.requests"), config.getInt("queued.max.requests"),
                 config.getLong("queued.max.request.bytes"), config.getInt("fetch.stream.max.in.flight.requests"),
                 config.getInt("fetch.max.bytes")), security.broker().isMutual() ? security.nodePrincipals() : p -> true,
-            clusterId, authorizer, new io.raftline.broker.quota.ClientQuotas(servedImage::current, time));
+            clusterId, authorizer, quotas);
         Gauge.builder("raftline.produce.queued.requests", service, BrokerRpcService::queuedProduceRequests)
             .description("Produce requests this broker holds (read, not answered); at most queued.max.requests")
             .register(registry);
@@ -271,7 +272,7 @@ public final class BrokerServer implements AutoCloseable {
         }
         HostPort kafkaAddress = config.kafkaListener();
         if (kafkaAddress != null) {
-            KafkaDataApis kafkaData = new KafkaDataApis(replicaManager, service, config.getInt("fetch.max.bytes"));
+            KafkaDataApis kafkaData = new KafkaDataApis(replicaManager, service, config.getInt("fetch.max.bytes"), quotas);
             KafkaGroupApis kafkaGroups = new KafkaGroupApis(groupCoordinator, servedImage);
             KafkaApis kafkaApis = new KafkaApis(service, servedImage, clusterId, kafkaData, kafkaGroups, authorizer);
             kafkaListener = KafkaListener.start(kafkaAddress, kafkaApis, service.produceAdmission(), maxRequest,

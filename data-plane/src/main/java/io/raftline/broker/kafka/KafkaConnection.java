@@ -10,6 +10,8 @@ import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
+import org.apache.kafka.common.message.FetchResponseData;
+import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
@@ -52,6 +54,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
     private ChannelHandlerContext ctx;
     private String clientHost = "";
     private boolean waitingForAdmission;
+    /** Past its quota: nothing more is read or handed on until the throttle time of its last answer passed. */
+    private boolean throttled;
     private boolean closed;
 
     KafkaConnection(KafkaHandler apis, ProduceAdmission admission, int maxInFlight) {
@@ -146,7 +150,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
 
     /** Hands on parsed requests while there is room and the head is not waiting for the produce admission. */
     private void drain() {
-        while (!closed && !waitingForAdmission && !input.isEmpty() && unanswered.size() < maxInFlight) {
+        while (!closed && !throttled && !waitingForAdmission && !input.isEmpty() && unanswered.size() < maxInFlight) {
             KafkaRequest next = input.peek();
             if (next.apiKey() == ApiKeys.PRODUCE) {
                 if (!admission.reserveOrWait(this)) {
@@ -158,7 +162,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
             input.poll();
             dispatch(next);
         }
-        boolean read = !closed && input.isEmpty() && unanswered.size() < maxInFlight;
+        boolean read = !closed && !throttled && input.isEmpty() && unanswered.size() < maxInFlight;
         if (ctx.channel().config().isAutoRead() != read) {
             ctx.channel().config().setAutoRead(read);
         }
@@ -215,6 +219,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
                 try {
                     write(h.toResponseHeader(), head.response, h.apiVersion());
                     wrote = true;
+                    throttle(head.response);
                 } catch (RuntimeException e) {
                     // An answer this version cannot carry: a bug here, but the client must not wait for it forever.
                     LOG.error("kafka listener: cannot write the answer to {} v{} for {}; closing the connection: {}",
@@ -229,6 +234,19 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
             ctx.flush();
         }
         drain();
+    }
+
+    /** Mutes the connection for the throttle time an answer carries (KIP-219: the client waits it out too). */
+    private void throttle(ApiMessage response) {
+        int ms = response instanceof ProduceResponseData p ? p.throttleTimeMs()
+            : response instanceof FetchResponseData f ? f.throttleTimeMs() : 0;
+        if (ms > 0 && !throttled) {
+            throttled = true;
+            ctx.executor().schedule(() -> {
+                throttled = false;
+                drain();
+            }, ms, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
     }
 
     private void write(ResponseHeader header, ApiMessage body, short version) {

@@ -5,7 +5,9 @@ import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
+import io.raftline.broker.quota.ClientQuotas;
 import io.raftline.broker.rpc.BrokerRpcService;
+import io.raftline.grpc.TransportSecurity;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.ListOffsetsRequest;
 import io.raftline.protocol.broker.ListOffsetsResponse;
@@ -37,9 +39,11 @@ public final class KafkaDataApis {
     private final ReplicaManager replicaManager;
     private final BrokerRpcService service;
     private final int fetchMaxBytes;
+    private final ClientQuotas quotas;
 
     /** {@code fetchMaxBytes}: the broker's fetch.max.bytes, which caps every answer whatever the client asks. */
-    public KafkaDataApis(ReplicaManager replicaManager, BrokerRpcService service, int fetchMaxBytes) {
+    public KafkaDataApis(ReplicaManager replicaManager, BrokerRpcService service, int fetchMaxBytes, ClientQuotas quotas) {
+        this.quotas = quotas;
         this.replicaManager = replicaManager;
         this.service = service;
         this.fetchMaxBytes = fetchMaxBytes;
@@ -66,7 +70,10 @@ public final class KafkaDataApis {
         short acks = produce.acks();
         CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended =
             replicaManager.appendRecords(acks, Math.max(1, produce.timeoutMs()), data);
-        return appended.thenApply(results -> acks == 0 ? null : produceResponse(results));
+        return appended.thenApply(results -> {
+            long throttleMs = throttleMs(ClientQuotas.Kind.PRODUCE, request, request.sizeBytes());
+            return acks == 0 ? null : produceResponse(results).setThrottleTimeMs((int) throttleMs);
+        });
     }
 
     private static ProduceResponseData produceResponse(Map<TopicPartition, ReplicaManager.ProduceResult> results) {
@@ -120,7 +127,24 @@ public final class KafkaDataApis {
         int maxBytes = fetch.maxBytes() <= 0 ? fetchMaxBytes : Math.min(fetch.maxBytes(), fetchMaxBytes);
         // Always a consumer's fetch: Kafka's followers are not served here.
         FetchManager.Request ours = new FetchManager.Request(-1, -1, fetch.maxWaitMs(), fetch.minBytes(), maxBytes, parts);
-        return replicaManager.fetchManager().fetch(ours).thenApply(data -> fetchResponse(data, request.version()));
+        return replicaManager.fetchManager().fetch(ours).thenApply(data -> {
+            long bytes = 0;
+            for (FetchManager.PartitionData pd : data) {
+                bytes += pd.result().data() == null ? 0 : pd.result().data().sizeInBytes();
+            }
+            return fetchResponse(data, request.version())
+                .setThrottleTimeMs((int) throttleMs(ClientQuotas.Kind.FETCH, request, bytes));
+        });
+    }
+
+    /**
+     * The throttle time of a Kafka client past its quota (every caller here is User:ANONYMOUS; the client id is the
+     * request header's). The answer carries it in ThrottleTimeMs, which Kafka's clients wait out (KIP-219), and the
+     * connection reads nothing more from the client until it has passed.
+     */
+    private long throttleMs(ClientQuotas.Kind kind, KafkaRequest request, long bytes) {
+        String clientId = request.header().clientId() == null ? "" : request.header().clientId();
+        return quotas == null ? 0 : quotas.throttleMs(kind, TransportSecurity.ANONYMOUS, clientId, bytes, 0);
     }
 
     private static FetchResponseData fetchResponse(List<FetchManager.PartitionData> data, short version) {

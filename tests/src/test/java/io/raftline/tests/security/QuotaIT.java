@@ -77,6 +77,40 @@ class QuotaIT {
     }
 
     @Test
+    void aKafkaClientIsToldItsThrottleTimeAndHeldToItsQuota() throws Exception {
+        ok(cli.run("configs", "alter", "--entity-type", "clients", "--entity-name", "kafka-writer", "--add-config",
+            "producer_byte_rate=" + PRODUCE_RATE));
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        p.setProperty("client.id", "kafka-writer");
+        p.setProperty("key.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
+        p.setProperty("value.serializer", "org.apache.kafka.common.serialization.ByteArraySerializer");
+        p.setProperty("linger.ms", "5");
+        int records = (int) (PRODUCE_RATE * 10 / RECORD);
+        byte[] value = new byte[RECORD];
+        double throttleMax;
+        long start = System.nanoTime();
+        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> producer =
+                 new org.apache.kafka.clients.producer.KafkaProducer<>(p)) {
+            java.util.List<java.util.concurrent.Future<?>> sent = new java.util.ArrayList<>();
+            for (int i = 0; i < records; i++) {
+                sent.add(producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>("quota", value)));
+            }
+            for (java.util.concurrent.Future<?> f : sent) {
+                f.get(60, java.util.concurrent.TimeUnit.SECONDS);
+            }
+            throttleMax = producer.metrics().entrySet().stream()
+                .filter(e -> e.getKey().name().equals("produce-throttle-time-max")).mapToDouble(e ->
+                    ((Number) e.getValue().metricValue()).doubleValue()).max().orElse(0);
+        }
+        double bytesPerSec = records * (double) RECORD / ((System.nanoTime() - start) / 1e9);
+        System.out.printf("quota: kafka-clients produced %.0f B/s (quota %d), throttle max %.0f ms%n", bytesPerSec,
+            PRODUCE_RATE, throttleMax);
+        assertThat(throttleMax).as("the producer was told to wait (ThrottleTimeMs)").isPositive();
+        assertThat(bytesPerSec).isBetween(PRODUCE_RATE * 0.8, PRODUCE_RATE * 1.1);
+    }
+
+    @Test
     void anInvalidQuotaIsRefusedWithOneError() {
         Cli.Result bad = cli.run("configs", "alter", "--entity-type", "users", "--entity-name", "alice", "--add-config",
             "producer_byte_rate=-5");
