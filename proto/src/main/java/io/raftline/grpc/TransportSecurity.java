@@ -38,6 +38,11 @@ import javax.net.ssl.SSLSession;
 public final class TransportSecurity {
 
     public static final String ANONYMOUS = "User:ANONYMOUS";
+    /**
+     * BoringSSL (netty-tcnative) where it loads, else the JDK's SSLEngine: on the 3-node perf runs the JDK's engine
+     * cost 35-40 % of produce and over half of consume throughput (docs/performance.md).
+     */
+    static final SslProvider PROVIDER = io.netty.handler.ssl.OpenSsl.isAvailable() ? SslProvider.OPENSSL : SslProvider.JDK;
     private static final Context.Key<String> PRINCIPAL = Context.keyWithDefault("raftline-principal", ANONYMOUS);
     /** What a call whose peer address is unknown (in-process) is seen to come from. */
     public static final String UNKNOWN_HOST = "unknown";
@@ -159,7 +164,7 @@ public final class TransportSecurity {
     private synchronized SslContext serverContext() {
         if (serverContext == null) {
             try {
-                SslContextBuilder b = GrpcSslContexts.configure(SslContextBuilder.forServer(tls.keyManager()), SslProvider.JDK)
+                SslContextBuilder b = GrpcSslContexts.configure(SslContextBuilder.forServer(tls.keyManager()), PROVIDER)
                     .trustManager(tls.trustManager())
                     .clientAuth(switch (clientAuth) {
                         case REQUIRED -> ClientAuth.REQUIRE;
@@ -177,7 +182,7 @@ public final class TransportSecurity {
     private synchronized SslContext clientContext() {
         if (clientContext == null) {
             try {
-                SslContextBuilder b = GrpcSslContexts.configure(SslContextBuilder.forClient(), SslProvider.JDK)
+                SslContextBuilder b = GrpcSslContexts.configure(SslContextBuilder.forClient(), PROVIDER)
                     .trustManager(tls.trustManager())
                     .endpointIdentificationAlgorithm("HTTPS");
                 if (tls.keyManager() != null) {

@@ -122,6 +122,19 @@ class TransportSecurityTest {
         }
     }
 
+    /** On the platform the project builds and ships for (linux-x86_64), TLS runs on BoringSSL, not the JDK's engine. */
+    @Test
+    void boringSslServesTlsOnLinuxX8664() {
+        if (System.getProperty("os.name").toLowerCase(java.util.Locale.ROOT).contains("linux")
+            && System.getProperty("os.arch").equals("amd64")) {
+            assertThat(io.netty.handler.ssl.OpenSsl.isAvailable()).as(String.valueOf(io.netty.handler.ssl.OpenSsl.unavailabilityCause()))
+                .isTrue();
+            assertThat(TransportSecurity.PROVIDER).isEqualTo(io.netty.handler.ssl.SslProvider.OPENSSL);
+        } else {
+            assertThat(TransportSecurity.PROVIDER).isIn(io.netty.handler.ssl.SslProvider.OPENSSL, io.netty.handler.ssl.SslProvider.JDK);
+        }
+    }
+
     @Test
     void anMtlsCallSeesTheClientCertificatesPrincipal() throws IOException {
         int port = start("node1", ClientAuth.REQUIRED, false);
