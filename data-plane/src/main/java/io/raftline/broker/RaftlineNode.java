@@ -47,6 +47,26 @@ public final class RaftlineNode {
         this.clusterId = clusterId;
     }
 
+    /**
+     * The console's admin client speaks what broker.listener speaks: over TLS it presents this node's certificate, so
+     * it is a node principal (a super user under the authorizer).
+     */
+    private java.util.Map<String, String> consoleClientSecurity() {
+        String key = io.raftline.common.tls.SecurityConfig.listenerProtocolKey("broker");
+        if (!"SSL".equalsIgnoreCase(config.getString(key))) {
+            return java.util.Map.of();
+        }
+        java.util.Map<String, String> out = new java.util.HashMap<>();
+        out.put(io.raftline.common.tls.SecurityConfig.SECURITY_PROTOCOL, "SSL");
+        for (String k : java.util.List.of(io.raftline.common.tls.TlsFiles.TRUSTSTORE_LOCATION,
+            io.raftline.common.tls.TlsFiles.CERTIFICATE_LOCATION, io.raftline.common.tls.TlsFiles.KEY_LOCATION)) {
+            if (config.getString(k) != null) {
+                out.put(k, config.getString(k));
+            }
+        }
+        return out;
+    }
+
     public void startup() {
         LOG.info("starting node {} of cluster {} with roles {}", config.nodeId(), clusterId,
             config.getList(ServerConfig.PROCESS_ROLES));
@@ -60,7 +80,7 @@ public final class RaftlineNode {
                 + e.getMessage(), e);
         }
         console = new ConsoleHandler(config.nodeId(), config.getBoolean(ServerConfig.CONSOLE_ADMIN_ENABLED), registry,
-            this::consoleBootstrap, time);
+            this::consoleBootstrap, consoleClientSecurity(), time);
         metricsServer.addContext("/ui", console);
         jvmMetrics = new JvmProcessMetrics(registry);
         metricsServer.start();

@@ -40,12 +40,14 @@ final class ConsoleBackend implements AutoCloseable {
 
     private final Supplier<String> bootstrap;
     private final String clientId;
+    private final java.util.Map<String, String> clientSecurity;
     private final Time time;
     private Admin admin;
     private ClusterOverview cached;
     private long cachedAtMs;
 
-    ConsoleBackend(Supplier<String> bootstrap, String clientId, Time time) {
+    ConsoleBackend(Supplier<String> bootstrap, String clientId, java.util.Map<String, String> clientSecurity, Time time) {
+        this.clientSecurity = clientSecurity;
         this.bootstrap = bootstrap;
         this.clientId = clientId;
         this.time = time;
@@ -61,6 +63,7 @@ final class ConsoleBackend implements AutoCloseable {
             props.setProperty("bootstrap.servers", servers);
             props.setProperty("client.id", clientId);
             props.setProperty("default.api.timeout.ms", Long.toString(CALL_TIMEOUT.toMillis()));
+            props.putAll(clientSecurity);
             admin = Admin.create(props);
         }
         return admin;

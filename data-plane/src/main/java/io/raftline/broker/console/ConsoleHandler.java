@@ -48,12 +48,18 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
      * @param bootstrap brokers of the cluster to ask ({@code host:port,...}); null or empty while none is known
      */
     public ConsoleHandler(int nodeId, boolean adminEnabled, MeterRegistry registry, Supplier<String> bootstrap, Time time) {
+        this(nodeId, adminEnabled, registry, bootstrap, java.util.Map.of(), time);
+    }
+
+    /** @param clientSecurity the client keys the console's own admin client connects with (TLS to the brokers) */
+    public ConsoleHandler(int nodeId, boolean adminEnabled, MeterRegistry registry, Supplier<String> bootstrap,
+                          java.util.Map<String, String> clientSecurity, Time time) {
         this.nodeId = nodeId;
         this.adminEnabled = adminEnabled;
         this.csrf = new CsrfToken(new SecureRandom());
         this.registry = registry;
         this.time = time;
-        this.backend = new ConsoleBackend(bootstrap, "raftline-console-" + nodeId, time);
+        this.backend = new ConsoleBackend(bootstrap, "raftline-console-" + nodeId, clientSecurity, time);
     }
 
     @Override

@@ -127,6 +127,28 @@ class TlsIT {
         ok(consumed);
     }
 
+    /** The console's own admin client reaches the brokers over TLS (as this node's principal): its overview lists a topic. */
+    @Test
+    void theConsoleReadsTheClusterOverTls() throws Exception {
+        ok(cli.run("topics", "create", "--topic", "tls-console", "--partitions", "1", "--replication-factor", "3",
+            "--command-config", adminConfig.toString()));
+        java.net.http.HttpClient http = java.net.http.HttpClient.newBuilder().sslContext(tls.adminContext(Instant.now()))
+            .connectTimeout(Duration.ofSeconds(10)).build();
+        java.net.URI overview = URI.create("https://localhost:" + cluster.node(2).metricsPort() + "/ui/api/overview");
+        TestCluster.await(() -> {
+            try {
+                java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(overview)
+                    .timeout(Duration.ofSeconds(20)).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                return r.statusCode() == 200 && r.body().contains("\"tls-console\"");
+            } catch (IOException e) {
+                return false;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }, SETTLE, "the console's overview over TLS lists tls-console");
+    }
+
     @Test
     void aPlaintextClientIsRefusedOnEveryListener() throws Exception {
         Path plain = clientConfig("plain", "");
