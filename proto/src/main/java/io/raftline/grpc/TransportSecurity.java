@@ -52,15 +52,19 @@ public final class TransportSecurity {
     /** The SDK's user agent: this, then its client.id (then gRPC's own part after a space). */
     public static final String SDK_AGENT = "raftline-client/";
     private static final TransportSecurity PLAINTEXT = new TransportSecurity(null, SecurityConfig.ClientAuth.NONE,
-        PrincipalMapper.defaults());
+        PrincipalMapper.defaults(), true);
 
     private final ReloadingTls tls;
     private final SecurityConfig.ClientAuth clientAuth;
     private final PrincipalMapper mapper;
+    /** ssl.endpoint.identification.algorithm=https: this side, as a client, checks the server's host name. */
+    private final boolean verifyHostname;
     private SslContext serverContext;
     private SslContext clientContext;
 
-    private TransportSecurity(ReloadingTls tls, SecurityConfig.ClientAuth clientAuth, PrincipalMapper mapper) {
+    private TransportSecurity(ReloadingTls tls, SecurityConfig.ClientAuth clientAuth, PrincipalMapper mapper,
+                              boolean verifyHostname) {
+        this.verifyHostname = verifyHostname;
         this.tls = tls;
         this.clientAuth = clientAuth;
         this.mapper = mapper;
@@ -71,7 +75,13 @@ public final class TransportSecurity {
     }
 
     public static TransportSecurity tls(ReloadingTls tls, SecurityConfig.ClientAuth clientAuth, PrincipalMapper mapper) {
-        return new TransportSecurity(tls, clientAuth, mapper);
+        return tls(tls, clientAuth, mapper, true);
+    }
+
+    /** {@code verifyHostname}: whether this side, as a client, checks the server's host name (Kafka's https). */
+    public static TransportSecurity tls(ReloadingTls tls, SecurityConfig.ClientAuth clientAuth, PrincipalMapper mapper,
+                                        boolean verifyHostname) {
+        return new TransportSecurity(tls, clientAuth, mapper, verifyHostname);
     }
 
     public boolean isTls() {
@@ -184,7 +194,7 @@ public final class TransportSecurity {
             try {
                 SslContextBuilder b = GrpcSslContexts.configure(SslContextBuilder.forClient(), PROVIDER)
                     .trustManager(tls.trustManager())
-                    .endpointIdentificationAlgorithm("HTTPS");
+                    .endpointIdentificationAlgorithm(verifyHostname ? "HTTPS" : "");
                 if (tls.keyManager() != null) {
                     b.keyManager(tls.keyManager());
                 }

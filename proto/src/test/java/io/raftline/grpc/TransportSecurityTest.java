@@ -194,6 +194,28 @@ class TransportSecurityTest {
     }
 
     @Test
+    void anEmptyEndpointIdentificationAlgorithmSkipsTheHostNameButNotTheChain() throws IOException, InterruptedException {
+        int port = start("wrong-host", ClientAuth.NONE, false);
+        TransportSecurity lax = TransportSecurity.tls(tls(null), ClientAuth.NONE, PrincipalMapper.defaults(), false);
+        assertThat(call("localhost", port, lax)).isEqualTo(TransportSecurity.ANONYMOUS);
+        channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        // the chain is still checked: a server from another CA is refused
+        server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        TransportSecurity otherServer = TransportSecurity.tls(ReloadingTls.open(new TlsFiles(otherCaDir.resolve("app.pem"),
+            otherCaDir.resolve("app.key"), otherCaDir.resolve("ca.pem")), System::currentTimeMillis,
+            ReloadingTls.DEFAULT_CHECK_INTERVAL_MS), ClientAuth.NONE, PrincipalMapper.defaults());
+        server = otherServer.secure(NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0)))
+            .addService(ServerServiceDefinition.builder("test.Who").addMethod(WHO_AM_I,
+                ServerCalls.asyncUnaryCall((req, out) -> {
+                    out.onNext("reached");
+                    out.onCompleted();
+                })).build()).build().start();
+        int otherPort = server.getPort();
+        assertThatThrownBy(() -> call("localhost", otherPort, lax)).isInstanceOf(StatusRuntimeException.class)
+            .hasMessageContaining("UNAVAILABLE");
+    }
+
+    @Test
     void aNodeOnlyServiceRefusesOtherPrincipalsAndServesNodes() throws IOException, InterruptedException {
         int port = start("node1", ClientAuth.REQUIRED, true);
         assertThatThrownBy(() -> call("localhost", port, client("app")))

@@ -17,6 +17,8 @@ public final class SecurityConfig {
     public static final String AUTHORIZER_ENABLED = "authorizer.enabled";
     public static final String ALLOW_EVERYONE_IF_NO_ACL = "allow.everyone.if.no.acl.found";
     public static final String SECURITY_PROTOCOL = "security.protocol";
+    /** Kafka's key: {@code https} (the default) verifies the server's host name against its certificate; "" does not. */
+    public static final String ENDPOINT_IDENTIFICATION = "ssl.endpoint.identification.algorithm";
     /** The listeners whose {@code NAME.listener.security.protocol} a node reads. */
     public static final List<String> LISTENERS = List.of("broker", "controller", "quorum", "metrics");
 
@@ -35,6 +37,9 @@ public final class SecurityConfig {
 
     private static ConfigDef defineFiles(ConfigDef def, String group) {
         return def
+            .define(ENDPOINT_IDENTIFICATION, ConfigDef.Type.STRING, "https", ConfigDef.oneOfIgnoringCase("https", ""), group,
+                "https: a TLS client (and a node on its links to other nodes) verifies the server's host name against "
+                    + "its certificate; empty: it does not (the certificate must still chain to the truststore).")
             .define(TlsFiles.CERTIFICATE_LOCATION, ConfigDef.Type.STRING, null, null, group,
                 "PEM file of this side's certificate chain (leaf first); with ssl.key.location.")
             .define(TlsFiles.KEY_LOCATION, ConfigDef.Type.STRING, null, null, group,
@@ -83,6 +88,11 @@ public final class SecurityConfig {
             throw new ConfigException(key, value, "SASL_SSL is not supported yet; use SSL (with mTLS for identities)");
         }
         return p;
+    }
+
+    /** Whether {@code ssl.endpoint.identification.algorithm} asks for host name verification. */
+    public static boolean verifiesHostname(String value) {
+        return value == null || !value.isEmpty();
     }
 
     public static ClientAuth clientAuth(String value) {

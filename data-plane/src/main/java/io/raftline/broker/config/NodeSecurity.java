@@ -74,7 +74,8 @@ public final class NodeSecurity {
         ReloadingTls tls = ReloadingTls.open(files, time::milliseconds, ReloadingTls.DEFAULT_CHECK_INTERVAL_MS);
         ClientAuth auth = SecurityConfig.clientAuth(config.getString(SecurityConfig.SSL_CLIENT_AUTH));
         PrincipalMapper mapper = PrincipalMapper.parse(config.getString(PrincipalMapper.MAPPING_RULES));
-        TransportSecurity tlsSecurity = TransportSecurity.tls(tls, auth, mapper);
+        TransportSecurity tlsSecurity = TransportSecurity.tls(tls, auth, mapper,
+            SecurityConfig.verifiesHostname(config.getString(SecurityConfig.ENDPOINT_IDENTIFICATION)));
         Set<String> superUsers = new HashSet<>(SecurityConfig.superUsers(config.getString(SecurityConfig.SUPER_USERS)));
         Predicate<String> nodes = TransportSecurity.nodePrincipals(superUsers, tlsSecurity.ownPrincipal());
         return new NodeSecurity(tls, brokerTls ? tlsSecurity : TransportSecurity.plaintext(),

@@ -33,6 +33,7 @@ public final class ClientSecurity {
                 + "needs the CA that the brokers' certificates chain to)");
         }
         ReloadingTls tls = ReloadingTls.open(files, SystemTime.INSTANCE::milliseconds, ReloadingTls.DEFAULT_CHECK_INTERVAL_MS);
-        return TransportSecurity.tls(tls, SecurityConfig.ClientAuth.NONE, PrincipalMapper.defaults());
+        return TransportSecurity.tls(tls, SecurityConfig.ClientAuth.NONE, PrincipalMapper.defaults(),
+            SecurityConfig.verifiesHostname(config.getString(SecurityConfig.ENDPOINT_IDENTIFICATION)));
     }
 }
