@@ -239,7 +239,8 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 appended = CompletableFuture.failedFuture(e);
             }
             long localDoneNs = SystemTime.INSTANCE.nanoseconds();
-            // The one place this request's admission is released: whatever happened above, it is answered once.
+            // This request is answered once and its admission released once, whatever happened above (at once, or
+            // before the delayed answer of a throttled one).
             appended.whenComplete((results, err) -> {
                 long remoteDoneNs = SystemTime.INSTANCE.nanoseconds();
                 long throttleMs = quotas == null ? 0
@@ -262,11 +263,13 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                         metrics.recordLatency("produce", SystemTime.INSTANCE.nanoseconds() - startNs);
                     } finally {
                         metrics.requestDone("produce");
-                        finished(size);
+                        finished(size, throttleMs > 0);
                     }
                 };
                 if (throttleMs > 0) {
-                    // over its quota: the answer (and the stream's next read) waits out the throttle time
+                    // over its quota: the answer (and this stream's next read, as its in-flight slot is held) waits out
+                    // the throttle time; the broker-wide admission is given back now, for other producers
+                    admission.release(size);
                     CompletableFuture.delayedExecutor(throttleMs, java.util.concurrent.TimeUnit.MILLISECONDS).execute(answer);
                 } else {
                     answer.run();
@@ -274,11 +277,14 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             });
         }
 
-        private void finished(long size) {
+        /** {@code released}: the request's share of the broker-wide admission was already given back. */
+        private void finished(long size, boolean released) {
             synchronized (call) {
                 inFlight--;
             }
-            admission.release(size);
+            if (!released) {
+                admission.release(size);
+            }
             synchronized (call) {
                 if (halfClosed && inFlight == 0 && !closed) {
                     closed = true;
