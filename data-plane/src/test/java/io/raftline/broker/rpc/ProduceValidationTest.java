@@ -2,6 +2,9 @@ package io.raftline.broker.rpc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.quicktheories.QuickTheory.qt;
+import static org.quicktheories.generators.SourceDSL.arbitrary;
+import static org.quicktheories.generators.SourceDSL.integers;
 
 import com.google.protobuf.ByteString;
 import io.grpc.stub.StreamObserver;
@@ -101,6 +104,76 @@ class ProduceValidationTest {
         assertThat(wellFormedRetry.getPartitions(0).getBaseOffset()).as("answered with the stored offset").isZero();
         assertThat(fixture.partition(0).logEndOffset()).as("stored once").isEqualTo(1);
         await().atMost(Duration.ofSeconds(10)).until(() -> rpc.queuedProduceRequests() == 0 && rpc.queuedProduceBytes() == 0);
+    }
+
+    /**
+     * A mutation corpus made from valid batches (every codec, 1-20 records): a byte flipped, the bytes cut short, a
+     * header int overwritten, bytes appended. Each produce is either refused whole with one of the codes for bad input
+     * and stores nothing, or (a mutation the broker may accept: the base offset or leader epoch, which it stamps
+     * itself) stored whole; the RPC never fails, and every admission slot and byte comes back.
+     */
+    @Test
+    void mutatedBatchesAreRefusedWholeOrStoredWholeAndLeakNothing() throws Exception {
+        java.util.Map<ErrorCode, Integer> seen = new java.util.EnumMap<>(ErrorCode.class);
+        qt().withFixedSeed(20261203L).withExamples(300)
+            .forAll(arbitrary().enumValues(CompressionType.class), integers().between(1, 20), integers().between(0, 3),
+                integers().between(0, Integer.MAX_VALUE))
+            .checkAssert((codec, records, kind, random) -> {
+                ByteBuffer valid = batch(codec, records);
+                ByteBuffer mutated = mutate(valid, kind, random);
+                long before = fixture.partition(0).logEndOffset();
+                ProduceResponse response;
+                try {
+                    response = produce(request(1, part(0, mutated)));
+                } catch (Exception e) {
+                    throw new AssertionError("the produce RPC itself failed for mutation " + kind + "/" + random, e);
+                }
+                ErrorCode code = response.getPartitions(0).getError().getCode();
+                seen.merge(code, 1, Integer::sum);
+                long after = fixture.partition(0).logEndOffset();
+                if (code == ErrorCode.NONE) {
+                    assertThat(after - before).as("stored whole").isEqualTo((long) records);
+                } else {
+                    assertThat(code).as(response.getPartitions(0).getError().getMessage()).isIn(ErrorCode.CORRUPT_MESSAGE,
+                        ErrorCode.INVALID_RECORD, ErrorCode.UNSUPPORTED_FORMAT, ErrorCode.MESSAGE_TOO_LARGE);
+                    assertThat(response.getPartitions(0).getError().getMessage()).isNotBlank();
+                    assertThat(after).as("nothing stored").isEqualTo(before);
+                }
+            });
+        // the corpus exercises both outcomes and more than one refusal
+        assertThat(seen).as("outcomes").containsKeys(ErrorCode.NONE, ErrorCode.CORRUPT_MESSAGE);
+        assertThat(seen.size()).as("outcomes: %s", seen).isGreaterThanOrEqualTo(3);
+        await().atMost(Duration.ofSeconds(10)).until(() -> rpc.queuedProduceRequests() == 0 && rpc.queuedProduceBytes() == 0);
+        ProduceResponse good = produce(request(1, part(0, batch(-1, 0, "after"))));
+        assertThat(good.getPartitions(0).getError().getCode()).isEqualTo(ErrorCode.NONE);
+    }
+
+    private static ByteBuffer batch(CompressionType codec, int records) {
+        RecordBatchBuilder b = new RecordBatchBuilder(codec, TimestampType.CREATE_TIME, 0, -1, (short) -1, -1, 64);
+        for (int i = 0; i < records; i++) {
+            b.append(1_000 + i, i % 2 == 0 ? null : ("k" + i).getBytes(StandardCharsets.UTF_8),
+                ("value " + i + " of a mutated batch").getBytes(StandardCharsets.UTF_8), null);
+        }
+        return b.build();
+    }
+
+    /** kind 0: flip a byte; 1: cut short; 2: overwrite an int of the header; 3: append bytes. */
+    private static ByteBuffer mutate(ByteBuffer valid, int kind, int random) {
+        byte[] bytes = new byte[valid.remaining()];
+        valid.duplicate().get(bytes);
+        switch (kind) {
+            case 0 -> bytes[random % bytes.length] ^= (byte) (1 + random % 255);
+            case 1 -> bytes = java.util.Arrays.copyOf(bytes, random % bytes.length);
+            case 2 -> {
+                int at = (random % (RecordBatch.HEADER_SIZE / 4)) * 4;
+                ByteBuffer.wrap(bytes).putInt(at, random * 31 + 7);
+            }
+            default -> {
+                byte[] longer = java.util.Arrays.copyOf(bytes, bytes.length + 1 + random % 64);
+                bytes = longer;
+            }
+        }
+        return ByteBuffer.wrap(bytes);
     }
 
     /** One batch of one record; {@code producerId} -1 for a producer that is not idempotent. */
