@@ -113,6 +113,64 @@ class KafkaConnectionTest {
         assertThat(held).isEmpty();
     }
 
+    /**
+     * A mutation corpus of valid Metadata frames (a byte flipped, the body cut short, or both), against a listener
+     * whose handler answers at once: each is answered or its connection closed, none leaves a connection hanging, and
+     * the listener still serves a well-formed request afterwards.
+     */
+    @Test
+    void mutatedFramesAreAnsweredOrClosedAndTheListenerLives() throws IOException {
+        KafkaHandler answering = request -> CompletableFuture.completedFuture(request.apiKey() == ApiKeys.API_VERSIONS
+            ? KafkaApis.apiVersions() : new MetadataResponseData().setClusterId("fuzz"));
+        KafkaListener fuzzed = KafkaListener.start(new HostPort("127.0.0.1", 0), answering, new ProduceAdmission(10, 1 << 20),
+            MAX_FRAME, 16);
+        long seed = 20261203L;
+        SplittableRandom random = new SplittableRandom(seed);
+        try {
+            for (int i = 0; i < 200; i++) {
+                ByteBuffer valid = new MetadataRequest.Builder(new MetadataRequestData().setTopics(List.of(
+                    new MetadataRequestData.MetadataRequestTopic().setName("orders-" + i),
+                    new MetadataRequestData.MetadataRequestTopic().setName("payments")))).build(METADATA_VERSION)
+                    .serializeWithHeader(new RequestHeader(ApiKeys.METADATA, METADATA_VERSION, "fuzz", i + 1));
+                byte[] bytes = new byte[valid.remaining()];
+                valid.get(bytes);
+                int kind = random.nextInt(3);
+                if (kind != 1) {
+                    int at = random.nextInt(bytes.length);
+                    bytes[at] ^= (byte) (1 + random.nextInt(255));
+                }
+                if (kind != 0) {
+                    bytes = java.util.Arrays.copyOf(bytes, random.nextInt(bytes.length));
+                }
+                try (Socket socket = new Socket("127.0.0.1", fuzzed.port())) {
+                    socket.setSoTimeout(10_000);
+                    DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+                    out.writeInt(bytes.length);
+                    out.write(bytes);
+                    out.flush();
+                    // an answer's first byte, or -1 for a close; a hang fails with SocketTimeoutException
+                    int first;
+                    try {
+                        first = socket.getInputStream().read();
+                    } catch (java.net.SocketException reset) {
+                        first = -1;
+                    }
+                    assertThat(first).as("seed %d, case %d", seed, i).isGreaterThanOrEqualTo(-1);
+                }
+            }
+            try (Socket socket = new Socket("127.0.0.1", fuzzed.port())) {
+                DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+                ByteBuffer request = ByteBuffer.allocate(8 + 2);
+                request.putShort(ApiKeys.API_VERSIONS.id).putShort((short) 0).putInt(7).putShort((short) -1).flip();
+                writeFrame(out, request);
+                ByteBuffer frame = readFrame(new DataInputStream(socket.getInputStream()));
+                assertThat(ResponseHeader.parse(frame, (short) 0).correlationId()).isEqualTo(7);
+            }
+        } finally {
+            fuzzed.close();
+        }
+    }
+
     @Test
     void anApiVersionsTooNewIsAnsweredInVersionZeroWithTheList() throws IOException {
         try (Socket socket = new Socket("127.0.0.1", listener.port())) {
