@@ -118,4 +118,40 @@ class ServerConfigTest {
         ServerConfig config = ServerConfig.load(shipped);
         assertThat(config.getList("process.roles")).isEqualTo(List.of("broker", "controller"));
     }
+
+    /** The secure template, appended to the combined one and filled, is a valid config that secures every link. */
+    @Test
+    void theSecureTemplateOnTopOfANodesConfigSecuresEveryListener(@TempDir Path dir) throws IOException {
+        String combined = Files.readString(Path.of("../deploy/src/dist/config/server-combined.properties"));
+        String secure = Files.readString(Path.of("../deploy/src/dist/config/server-secure.properties"));
+        java.util.Map<String, String> values = new java.util.HashMap<>(java.util.Map.ofEntries(
+            java.util.Map.entry("NODE_ID", "1"), java.util.Map.entry("LOG_DIRS", "/data/logs"),
+            java.util.Map.entry("DATA_DIR", "/data"), java.util.Map.entry("RACK", "r1"),
+            java.util.Map.entry("LISTEN_HOST", "0.0.0.0"), java.util.Map.entry("HOST", "node1.example"),
+            java.util.Map.entry("BROKER_PORT", "9092"), java.util.Map.entry("QUORUM_PORT", "9093"),
+            java.util.Map.entry("CONTROLLER_PORT", "9094"), java.util.Map.entry("METRICS_PORT", "9095"),
+            java.util.Map.entry("QUORUM_VOTERS", "1@node1.example:9093"),
+            java.util.Map.entry("CONTROLLER_SERVERS", "node1.example:9094"), java.util.Map.entry("NUM_PARTITIONS", "3"),
+            java.util.Map.entry("REPLICATION_FACTOR", "3"), java.util.Map.entry("MIN_INSYNC_REPLICAS", "2"),
+            java.util.Map.entry("REPLICA_LAG_TIME_MAX_MS", "10000"), java.util.Map.entry("TLS_DIR", "/etc/raftline/tls"),
+            java.util.Map.entry("NODE_NAME", "node-1"), java.util.Map.entry("SUPER_USERS", "User:node-1;User:admin")));
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("@([A-Z_]+)@").matcher(combined + "\n" + secure);
+        StringBuilder filled = new StringBuilder();
+        while (m.find()) {
+            assertThat(values).as("a value for @%s@", m.group(1)).containsKey(m.group(1));
+            m.appendReplacement(filled, java.util.regex.Matcher.quoteReplacement(values.get(m.group(1))));
+        }
+        m.appendTail(filled);
+        Path file = dir.resolve("server.properties");
+        Files.writeString(file, filled);
+        ServerConfig config = ServerConfig.load(file);
+        for (String listener : io.raftline.common.tls.SecurityConfig.LISTENERS) {
+            assertThat(config.getString(io.raftline.common.tls.SecurityConfig.listenerProtocolKey(listener)))
+                .as(listener).isEqualTo("SSL");
+        }
+        assertThat(config.getString(io.raftline.common.tls.SecurityConfig.SSL_CLIENT_AUTH)).isEqualTo("required");
+        assertThat(config.getBoolean(io.raftline.common.tls.SecurityConfig.AUTHORIZER_ENABLED)).isTrue();
+        assertThat(config.getBoolean(io.raftline.common.tls.SecurityConfig.ALLOW_EVERYONE_IF_NO_ACL)).isFalse();
+        assertThat(config.kafkaListener()).isNull();
+    }
 }
