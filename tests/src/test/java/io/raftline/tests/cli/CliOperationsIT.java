@@ -310,7 +310,7 @@ class CliOperationsIT {
         assertOneErrorLine(cli.run("configs", "describe", "--entity-type", "topic", "--entity-name", "no-such-topic"), 1,
             "no-such-topic");
         assertOneErrorLine(cli.run("configs", "describe", "--entity-type", "cluster", "--entity-name", "x"), 1,
-            "topic or broker");
+            "topic, broker, users or clients");
 
         JsonNode broker = cli.json("configs", "describe", "--entity-type", "broker", "--entity-name", "1");
         assertThat(broker.get("entityType").asText()).isEqualTo("broker");
