@@ -74,6 +74,16 @@ class QuotaIT {
         JsonNode free = cli.json("perf", "consume", "--topic", "quota", "--messages", String.valueOf(records),
             "--consumer-property", "client.id=unlimited");
         assertThat(free.path("fetchMsgsPerSec").asDouble() * RECORD).isGreaterThan(FETCH_RATE * 2.0);
+
+        // a quota removed is gone (docs/security.md's commands)
+        ok(cli.run("configs", "alter", "--entity-type", "clients", "--entity-name", "quota-writer", "--delete-config",
+            "producer_byte_rate"));
+        assertThat(cli.json("configs", "describe", "--entity-type", "clients", "--entity-name", "quota-writer")
+            .path("configs").size()).isZero();
+        ok(cli.run("configs", "alter", "--entity-type", "users", "--entity-name", "alice", "--add-config",
+            "request_percentage=50"));
+        assertThat(cli.json("configs", "describe", "--entity-type", "users", "--entity-name", "alice").path("configs")
+            .get(0).path("value").asText()).isEqualTo("50");
     }
 
     @Test
@@ -112,15 +122,15 @@ class QuotaIT {
 
     @Test
     void anInvalidQuotaIsRefusedWithOneError() {
-        Cli.Result bad = cli.run("configs", "alter", "--entity-type", "users", "--entity-name", "alice", "--add-config",
+        Cli.Result bad = cli.run("configs", "alter", "--entity-type", "users", "--entity-name", "mallory", "--add-config",
             "producer_byte_rate=-5");
         assertThat(bad.exitCode()).as(bad.toString()).isEqualTo(1);
         assertThat(bad.err()).startsWith("error: ").contains("producer_byte_rate");
-        Cli.Result unknown = cli.run("configs", "alter", "--entity-type", "users", "--entity-name", "alice", "--add-config",
+        Cli.Result unknown = cli.run("configs", "alter", "--entity-type", "users", "--entity-name", "mallory", "--add-config",
             "bytes_per_fortnight=5");
         assertThat(unknown.exitCode()).as(unknown.toString()).isEqualTo(1);
         assertThat(unknown.err()).contains("unknown quota 'bytes_per_fortnight'");
-        assertThat(cli.json("configs", "describe", "--entity-type", "users", "--entity-name", "alice").path("configs").size())
-            .isZero();
+        assertThat(cli.json("configs", "describe", "--entity-type", "users", "--entity-name", "mallory").path("configs")
+            .size()).isZero();
     }
 }
