@@ -52,8 +52,7 @@ public final class RaftlineNode {
      * it is a node principal (a super user under the authorizer).
      */
     private java.util.Map<String, String> consoleClientSecurity() {
-        String key = io.raftline.common.tls.SecurityConfig.listenerProtocolKey("broker");
-        if (!"SSL".equalsIgnoreCase(config.getString(key))) {
+        if (!security.broker().isTls()) {
             return java.util.Map.of();
         }
         java.util.Map<String, String> out = new java.util.HashMap<>();

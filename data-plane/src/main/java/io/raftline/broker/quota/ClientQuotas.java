@@ -5,7 +5,6 @@ import io.raftline.common.config.ClientQuotaConfig;
 import io.raftline.metadata.image.ConfigResource;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.protocol.metadata.ConfigResourceType;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -60,19 +59,23 @@ public final class ClientQuotas {
      */
     public static Limit resolve(MetadataImage image, Kind kind, String principal, String clientId) {
         String user = principal.startsWith("User:") ? principal.substring("User:".length()) : principal;
-        List<String[]> levels = List.of(
-            new String[] {"user", user, user},
-            new String[] {"user", ClientQuotaConfig.DEFAULT_ENTITY, user},
-            new String[] {"client", clientId, clientId},
-            new String[] {"client", ClientQuotaConfig.DEFAULT_ENTITY, clientId});
-        for (String[] level : levels) {
-            ConfigResourceType type = level[0].equals("user") ? ConfigResourceType.USER : ConfigResourceType.CLIENT;
-            String value = image.configs(new ConfigResource(type, level[1])).get(kind.key);
-            if (value != null) {
-                return new Limit(level[0] + ":" + level[2], rate(kind, value));
-            }
+        Limit limit = level(image, kind, ConfigResourceType.USER, user, "user:" + user);
+        if (limit == null) {
+            limit = level(image, kind, ConfigResourceType.USER, ClientQuotaConfig.DEFAULT_ENTITY, "user:" + user);
         }
-        return null;
+        if (limit == null) {
+            limit = level(image, kind, ConfigResourceType.CLIENT, clientId, "client:" + clientId);
+        }
+        if (limit == null) {
+            limit = level(image, kind, ConfigResourceType.CLIENT, ClientQuotaConfig.DEFAULT_ENTITY, "client:" + clientId);
+        }
+        return limit;
+    }
+
+    /** The quota of {@code kind} set on one entity, counted in {@code bucket}; null when that entity sets none. */
+    private static Limit level(MetadataImage image, Kind kind, ConfigResourceType type, String name, String bucket) {
+        String value = image.configs(new ConfigResource(type, name)).get(kind.key);
+        return value == null ? null : new Limit(bucket, rate(kind, value));
     }
 
     /** Bytes per second; for request time, nanoseconds of request time per second (100 % = one thread's second). */

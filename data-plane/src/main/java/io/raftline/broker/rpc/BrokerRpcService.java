@@ -394,14 +394,6 @@ public final class BrokerRpcService extends DataPlaneRpc {
         });
     }
 
-    /** Answers a request the caller may not make with its refusal in the response's {@code error}: nothing is done. */
-    @SuppressWarnings("unchecked")
-    private static <R extends Message> void refuse(R prototype, Error denied, StreamObserver<R> responses) {
-        Descriptors.FieldDescriptor field = prototype.getDescriptorForType().findFieldByName("error");
-        responses.onNext((R) prototype.toBuilder().setField(field, denied).build());
-        responses.onCompleted();
-    }
-
     /** {@link #forward(Function, Object, StreamObserver)} unless {@code denied} (not null): then refused here. */
     private <Q, R extends Message> void forward(Function<Q, CompletableFuture<R>> call, Q request, StreamObserver<R> responses,
                                                 Error denied, R prototype) {

@@ -95,6 +95,14 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     }
 
     static final Error NO_ERROR = Error.getDefaultInstance();
+
+    /** Answers a request the caller may not make with its refusal in the response's {@code error}: nothing is done. */
+    @SuppressWarnings("unchecked")
+    static <R extends com.google.protobuf.Message> void refuse(R prototype, Error denied, StreamObserver<R> responses) {
+        com.google.protobuf.Descriptors.FieldDescriptor field = prototype.getDescriptorForType().findFieldByName("error");
+        responses.onNext((R) prototype.toBuilder().setField(field, denied).build());
+        responses.onCompleted();
+    }
     /** How long a delete-records request waits for the ISR when it names no timeout. */
     static final int DEFAULT_DELETE_RECORDS_TIMEOUT_MS = 30_000;
 
@@ -203,28 +211,23 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
             CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended;
             try {
-                Map<TopicPartition, ReplicaManager.ProduceResult> refused = authorizer.enabled() ? new LinkedHashMap<>() : Map.of();
-                Map<TopicPartition, ByteBuffer> allowed = data;
+                Map<TopicPartition, ReplicaManager.ProduceResult> refused = new LinkedHashMap<>();
                 for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
                     TopicPartition tp = new TopicPartition(pd.getTopic(), pd.getPartition());
-                    io.raftline.protocol.Error denied = authorizer.enabled()
-                        ? authorizer.check(Operation.WRITE, ResourceType.TOPIC, pd.getTopic()) : null;
+                    io.raftline.protocol.Error denied = authorizer.check(Operation.WRITE, ResourceType.TOPIC, pd.getTopic());
                     if (denied != null) {
                         // refused whole: nothing of this partition is appended
                         refused.put(tp, ReplicaManager.ProduceResult.failed(denied.getCode(), denied.getMessage()));
                         data.put(tp, ByteBuffer.allocate(0));
-                        if (allowed == data) {
-                            allowed = new LinkedHashMap<>(data);
-                            allowed.remove(tp);
-                        }
-                        continue;
+                    } else {
+                        // A private copy: the log stamps offsets into these bytes in place.
+                        data.put(tp, ByteBuffer.wrap(pd.getRecords().toByteArray()));
                     }
-                    // A private copy: the log stamps offsets into these bytes in place.
-                    ByteBuffer bytes = ByteBuffer.wrap(pd.getRecords().toByteArray());
-                    data.put(tp, bytes);
-                    if (allowed != data) {
-                        allowed.put(tp, bytes);
-                    }
+                }
+                Map<TopicPartition, ByteBuffer> allowed = data;
+                if (!refused.isEmpty()) {
+                    allowed = new LinkedHashMap<>(data);
+                    allowed.keySet().removeAll(refused.keySet());
                 }
                 appended = allowed.isEmpty() ? CompletableFuture.completedFuture(new LinkedHashMap<>())
                     : replicaManager.appendRecords(request.getAcks(), Math.max(1, request.getTimeoutMs()), allowed);
@@ -677,13 +680,12 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
 
     @Override
     public void describeLogs(DescribeLogsRequest request, StreamObserver<DescribeLogsResponse> responses) {
-        DescribeLogsResponse.Builder out = DescribeLogsResponse.newBuilder();
         io.raftline.protocol.Error denied = authorizer.checkCluster(Operation.DESCRIBE);
         if (denied != null) {
-            responses.onNext(out.setError(denied).build());
-            responses.onCompleted();
+            refuse(DescribeLogsResponse.getDefaultInstance(), denied, responses);
             return;
         }
+        DescribeLogsResponse.Builder out = DescribeLogsResponse.newBuilder();
         List<TopicPartition> wanted = new ArrayList<>();
         if (request.getPartitionsCount() == 0) {
             replicaManager.partitions().forEach(p -> wanted.add(p.topicPartition()));
@@ -714,13 +716,12 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
 
     @Override
     public void replicaChecksums(ReplicaChecksumsRequest request, StreamObserver<ReplicaChecksumsResponse> responses) {
-        ReplicaChecksumsResponse.Builder out = ReplicaChecksumsResponse.newBuilder();
         io.raftline.protocol.Error denied = authorizer.checkCluster(Operation.DESCRIBE);
         if (denied != null) {
-            responses.onNext(out.setError(denied).build());
-            responses.onCompleted();
+            refuse(ReplicaChecksumsResponse.getDefaultInstance(), denied, responses);
             return;
         }
+        ReplicaChecksumsResponse.Builder out = ReplicaChecksumsResponse.newBuilder();
         for (ReplicaChecksumsRequest.Range range : request.getPartitionsList()) {
             TopicPartition tp = new TopicPartition(range.getTopic(), range.getPartition());
             ReplicaChecksumsResponse.Checksum.Builder c = ReplicaChecksumsResponse.Checksum.newBuilder()
