@@ -18,6 +18,8 @@ import io.raftline.protocol.controller.AddVoterRequest;
 import io.raftline.protocol.controller.AddVoterResponse;
 import io.raftline.protocol.controller.AllocateProducerIdsRequest;
 import io.raftline.protocol.controller.AllocateProducerIdsResponse;
+import io.raftline.protocol.controller.AlterUserScramCredentialsRequest;
+import io.raftline.protocol.controller.AlterUserScramCredentialsResponse;
 import io.raftline.protocol.controller.CreateAclsRequest;
 import io.raftline.protocol.controller.CreateAclsResponse;
 import io.raftline.protocol.controller.DeleteAclsRequest;
@@ -162,6 +164,11 @@ public final class ControllerChannel implements Closeable {
 
     public CompletableFuture<DeleteAclsResponse> deleteAcls(DeleteAclsRequest r) {
         return call(ControllerServiceGrpc.getDeleteAclsMethod(), r, defaultTimeoutMs);
+    }
+
+    public CompletableFuture<AlterUserScramCredentialsResponse> alterUserScramCredentials(
+        AlterUserScramCredentialsRequest r) {
+        return call(ControllerServiceGrpc.getAlterUserScramCredentialsMethod(), r, defaultTimeoutMs);
     }
 
     public CompletableFuture<ElectLeadersResponse> electLeaders(ElectLeadersRequest r) {

@@ -12,6 +12,8 @@ import io.raftline.protocol.controller.AlterPartitionRequest;
 import io.raftline.protocol.controller.AlterPartitionResponse;
 import io.raftline.protocol.controller.BrokerHeartbeatRequest;
 import io.raftline.protocol.controller.BrokerHeartbeatResponse;
+import io.raftline.protocol.controller.AlterUserScramCredentialsRequest;
+import io.raftline.protocol.controller.AlterUserScramCredentialsResponse;
 import io.raftline.protocol.controller.CreateAclsRequest;
 import io.raftline.protocol.controller.CreateAclsResponse;
 import io.raftline.protocol.controller.CreatePartitionsRequest;
@@ -136,6 +138,11 @@ public final class Controller {
 
     public ControllerResult<DeleteAclsResponse> deleteAcls(MetadataImage image, DeleteAclsRequest request) {
         return AclControl.deleteAcls(image, request);
+    }
+
+    public ControllerResult<AlterUserScramCredentialsResponse> alterUserScramCredentials(MetadataImage image,
+                                                                                         AlterUserScramCredentialsRequest request) {
+        return ScramControl.alter(image, request);
     }
 
     public ControllerResult<ElectLeadersResponse> electLeaders(MetadataImage image, ElectLeadersRequest request) {

@@ -51,6 +51,7 @@ public final class MetadataDelta {
     private final Map<ConfigResource, Map<String, String>> configs;
     private final Map<Integer, String> voterDirectories;
     private final Set<AclBinding> acls;
+    private final ScramUsers.Builder scramUsers;
 
     private final Map<Uuid, TopicImage> createdTopics = new LinkedHashMap<>();
     private final Map<Uuid, TopicImage> removedTopics = new LinkedHashMap<>();
@@ -62,6 +63,7 @@ public final class MetadataDelta {
     private boolean featuresChanged;
     private boolean voterDirectoriesChanged;
     private boolean aclsChanged;
+    private boolean scramUsersChanged;
     private MetadataImage image;
 
     public MetadataDelta(MetadataImage base) {
@@ -76,6 +78,7 @@ public final class MetadataDelta {
         this.configs = new HashMap<>(base.configs());
         this.voterDirectories = new HashMap<>(base.voterDirectories());
         this.acls = AclIndex.sortedSet(base.acls());
+        this.scramUsers = base.scramUsers().toBuilder();
     }
 
     /** Replays a whole batch (one Raft entry at {@code index}) onto {@code base} and applies it. */
@@ -134,6 +137,7 @@ public final class MetadataDelta {
         d.producerIdsChanged = before.nextProducerId() != after.nextProducerId();
         d.featuresChanged = !before.features().equals(after.features());
         d.aclsChanged = !before.acls().equals(after.acls());
+        d.scramUsersChanged = !before.scramUsers().equals(after.scramUsers());
         d.image = after;
         return d;
     }
@@ -183,6 +187,7 @@ public final class MetadataDelta {
                     : acls.add(record.getAcl().getBinding());
                 aclsChanged |= changed;
             }
+            case SCRAM_CREDENTIAL -> scramUsersChanged |= scramUsers.apply(record.getScramCredential());
             case RECORD_NOT_SET -> throw new IllegalStateException("empty metadata record");
             default -> throw new IllegalStateException("unknown record type " + record.getRecordCase());
         }
@@ -324,7 +329,7 @@ public final class MetadataDelta {
             throw new IllegalStateException("index goes back: " + base.index() + " -> " + index);
         }
         image = new MetadataImage(index, features, controllerId, controllerEpoch, controllerEndpoint, nextProducerId,
-            brokers, topics, configs, voterDirectories, acls);
+            brokers, topics, configs, voterDirectories, acls, scramUsers.build());
         return image;
     }
 
@@ -392,6 +397,11 @@ public final class MetadataDelta {
         return aclsChanged;
     }
 
+    /** Whether a SCRAM credential was added, replaced or removed. */
+    public boolean scramUsersChanged() {
+        return scramUsersChanged;
+    }
+
     public boolean featuresChanged() {
         return featuresChanged;
     }
@@ -400,6 +410,6 @@ public final class MetadataDelta {
     public boolean isEmpty() {
         return createdTopics.isEmpty() && removedTopics.isEmpty() && partitionsBefore.isEmpty() && brokersBefore.isEmpty()
             && changedConfigs.isEmpty() && !controllerChanged && !producerIdsChanged && !featuresChanged
-            && !voterDirectoriesChanged && !aclsChanged;
+            && !voterDirectoriesChanged && !aclsChanged && !scramUsersChanged;
     }
 }

@@ -39,7 +39,7 @@ public final class MetadataImage {
     public static final int RECORD_VERSION = 1;
 
     public static final MetadataImage EMPTY = new MetadataImage(0, Map.of(), -1, 0, Endpoint.getDefaultInstance(), 0,
-        Map.of(), Map.of(), Map.of(), Map.of(), Set.of());
+        Map.of(), Map.of(), Map.of(), Map.of(), Set.of(), ScramUsers.EMPTY);
 
     private final long index;
     private final Map<String, Integer> features;
@@ -53,13 +53,14 @@ public final class MetadataImage {
     private final Map<ConfigResource, Map<String, String>> configs;
     private final Map<Integer, String> voterDirectories;
     private final Set<AclBinding> acls;
+    private final ScramUsers scramUsers;
     /** Built on first use: most images of a cluster without ACLs never need it. */
     private volatile AclIndex aclIndex;
 
     MetadataImage(long index, Map<String, Integer> features, int controllerId, int controllerEpoch,
                   Endpoint controllerEndpoint, long nextProducerId, Map<Integer, BrokerRegistration> brokers,
                   Map<Uuid, TopicImage> topicsById, Map<ConfigResource, Map<String, String>> configs,
-                  Map<Integer, String> voterDirectories, Set<AclBinding> acls) {
+                  Map<Integer, String> voterDirectories, Set<AclBinding> acls, ScramUsers scramUsers) {
         this.index = index;
         this.features = Collections.unmodifiableMap(new TreeMap<>(features));
         this.controllerId = controllerId;
@@ -78,6 +79,7 @@ public final class MetadataImage {
         this.configs = Collections.unmodifiableMap(sortedConfigs);
         this.voterDirectories = Collections.unmodifiableMap(new TreeMap<>(voterDirectories));
         this.acls = Collections.unmodifiableSet(AclIndex.sortedSet(acls));
+        this.scramUsers = scramUsers;
     }
 
     /** The Raft index of the last entry applied to this image (0: nothing yet). */
@@ -91,7 +93,7 @@ public final class MetadataImage {
             throw new IllegalStateException("the index of an image never goes back: " + index + " -> " + newIndex);
         }
         return new MetadataImage(newIndex, features, controllerId, controllerEpoch, controllerEndpoint,
-            nextProducerId, brokers, topicsById, configs, voterDirectories, acls);
+            nextProducerId, brokers, topicsById, configs, voterDirectories, acls, scramUsers);
     }
 
     public Map<String, Integer> features() {
@@ -173,6 +175,11 @@ public final class MetadataImage {
         return acls;
     }
 
+    /** The SCRAM users and their credentials. */
+    public ScramUsers scramUsers() {
+        return scramUsers;
+    }
+
     /** The ACL bindings indexed for the authorizer. */
     public AclIndex aclIndex() {
         AclIndex index = aclIndex;
@@ -216,6 +223,7 @@ public final class MetadataImage {
         voterDirectories.forEach((node, dir) -> out.add(wrap(MetadataRecord.newBuilder().setVoterDirectory(
             VoterDirectoryRecord.newBuilder().setNodeId(node).setDirectoryId(dir)))));
         acls.forEach(b -> out.add(wrap(MetadataRecord.newBuilder().setAcl(AclRecord.newBuilder().setBinding(b)))));
+        out.addAll(scramUsers.toRecords());
         return out;
     }
 
@@ -234,19 +242,20 @@ public final class MetadataImage {
             && nextProducerId == other.nextProducerId && features.equals(other.features)
             && controllerEndpoint.equals(other.controllerEndpoint) && brokers.equals(other.brokers)
             && topicsById.equals(other.topicsById) && configs.equals(other.configs)
-            && voterDirectories.equals(other.voterDirectories) && acls.equals(other.acls);
+            && voterDirectories.equals(other.voterDirectories) && acls.equals(other.acls)
+            && scramUsers.equals(other.scramUsers);
     }
 
     @Override
     public int hashCode() {
         return Objects.hash(index, controllerId, controllerEpoch, nextProducerId, features, brokers, topicsById, configs,
-            voterDirectories, acls);
+            voterDirectories, acls, scramUsers);
     }
 
     @Override
     public String toString() {
         return "MetadataImage{index=" + index + ", features=" + features + ", controller=" + controllerId + "@"
             + controllerEpoch + ", nextProducerId=" + nextProducerId + ", brokers=" + brokers + ", topics="
-            + topicsById + ", configs=" + configs + ", acls=" + acls.size() + "}";
+            + topicsById + ", configs=" + configs + ", acls=" + acls.size() + ", " + scramUsers + "}";
     }
 }

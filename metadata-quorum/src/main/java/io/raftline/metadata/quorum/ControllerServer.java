@@ -16,6 +16,8 @@ import io.raftline.protocol.controller.AddVoterRequest;
 import io.raftline.protocol.controller.AddVoterResponse;
 import io.raftline.protocol.controller.AllocateProducerIdsRequest;
 import io.raftline.protocol.controller.AllocateProducerIdsResponse;
+import io.raftline.protocol.controller.AlterUserScramCredentialsRequest;
+import io.raftline.protocol.controller.AlterUserScramCredentialsResponse;
 import io.raftline.protocol.controller.CreateAclsRequest;
 import io.raftline.protocol.controller.CreateAclsResponse;
 import io.raftline.protocol.controller.DeleteAclsRequest;
@@ -263,6 +265,14 @@ public final class ControllerServer implements Closeable {
             decide(obs, c -> image -> c.deleteAcls(image, req),
                 (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
                 e -> DeleteAclsResponse.newBuilder().setError(e).setController(hint()).build());
+        }
+
+        @Override
+        public void alterUserScramCredentials(AlterUserScramCredentialsRequest req,
+                                              StreamObserver<AlterUserScramCredentialsResponse> obs) {
+            decide(obs, c -> image -> c.alterUserScramCredentials(image, req),
+                (r, i) -> r.toBuilder().setController(hint()).setMetadataIndex(i).build(),
+                e -> AlterUserScramCredentialsResponse.newBuilder().setError(e).setController(hint()).build());
         }
 
         @Override
