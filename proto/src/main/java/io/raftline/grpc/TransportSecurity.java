@@ -1,6 +1,8 @@
 package io.raftline.grpc;
 
+import io.grpc.Attributes;
 import io.grpc.Context;
+import io.grpc.ForwardingServerCallListener;
 import io.grpc.Contexts;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
@@ -9,6 +11,7 @@ import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.ServerInterceptors;
 import io.grpc.ServerServiceDefinition;
+import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.netty.GrpcSslContexts;
 import io.grpc.netty.NettyChannelBuilder;
@@ -17,9 +20,15 @@ import io.netty.handler.ssl.ClientAuth;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslContextBuilder;
 import io.netty.handler.ssl.SslProvider;
+import io.raftline.common.Time;
+import io.raftline.common.sasl.ScramMechanism;
 import io.raftline.common.tls.PrincipalMapper;
 import io.raftline.common.tls.ReloadingTls;
 import io.raftline.common.tls.SecurityConfig;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.broker.BrokerServiceGrpc;
+import io.raftline.protocol.broker.SaslAuthenticateRequest;
+import io.raftline.protocol.broker.SaslAuthenticateResponse;
 import java.net.InetSocketAddress;
 import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
@@ -52,18 +61,40 @@ public final class TransportSecurity {
     /** The SDK's user agent: this, then its client.id (then gRPC's own part after a space). */
     public static final String SDK_AGENT = "raftline-client/";
     private static final TransportSecurity PLAINTEXT = new TransportSecurity(null, SecurityConfig.ClientAuth.NONE,
-        PrincipalMapper.defaults(), true);
+        PrincipalMapper.defaults(), true, null, null);
+    /**
+     * How a SASL_SSL listener refuses a call on a connection without a live session: UNAUTHENTICATED with a
+     * description that starts so. The SDK then authenticates again and retries the call.
+     */
+    public static final String SESSION_ENDED = "SASL session ";
+    private static final Attributes.Key<SaslConnection> SASL_CONNECTION = Attributes.Key.create("raftline-sasl-connection");
+    private static final Context.Key<SaslConnection> CONNECTION = Context.key("raftline-sasl-connection");
+    private static final Context.Key<ServerSasl> SERVER_SASL = Context.key("raftline-server-sasl");
 
     private final ReloadingTls tls;
     private final SecurityConfig.ClientAuth clientAuth;
     private final PrincipalMapper mapper;
     /** ssl.endpoint.identification.algorithm=https: this side, as a client, checks the server's host name. */
     private final boolean verifyHostname;
+    /** Non-null on a SASL_SSL listener: every call needs a SCRAM session on its connection (or a client certificate). */
+    private final ServerSasl serverSasl;
+    /** Non-null for a SASL_SSL client: each channel makes a SCRAM session before its first call. */
+    private final ClientScram clientScram;
     private SslContext serverContext;
     private SslContext clientContext;
 
+    /** A client's SCRAM user. */
+    public record ClientScram(ScramMechanism mechanism, String username, String password, Time time) {
+        @Override
+        public String toString() {
+            return "ClientScram[" + mechanism.mechanismName() + ", " + username + "]";
+        }
+    }
+
     private TransportSecurity(ReloadingTls tls, SecurityConfig.ClientAuth clientAuth, PrincipalMapper mapper,
-                              boolean verifyHostname) {
+                              boolean verifyHostname, ServerSasl serverSasl, ClientScram clientScram) {
+        this.serverSasl = serverSasl;
+        this.clientScram = clientScram;
         this.verifyHostname = verifyHostname;
         this.tls = tls;
         this.clientAuth = clientAuth;
@@ -81,7 +112,48 @@ public final class TransportSecurity {
     /** {@code verifyHostname}: whether this side, as a client, checks the server's host name (Kafka's https). */
     public static TransportSecurity tls(ReloadingTls tls, SecurityConfig.ClientAuth clientAuth, PrincipalMapper mapper,
                                         boolean verifyHostname) {
-        return new TransportSecurity(tls, clientAuth, mapper, verifyHostname);
+        return new TransportSecurity(tls, clientAuth, mapper, verifyHostname, null, null);
+    }
+
+    /** This TLS listener as SASL_SSL: calls need a SCRAM session (SaslAuthenticate) or a client certificate. */
+    public TransportSecurity withServerSasl(ServerSasl sasl) {
+        if (tls == null) {
+            throw new IllegalStateException("SASL needs TLS (SASL_SSL)");
+        }
+        return new TransportSecurity(tls, clientAuth, mapper, verifyHostname, sasl, clientScram);
+    }
+
+    /** This TLS client as SASL_SSL: each channel authenticates with SCRAM before its first call. */
+    public TransportSecurity withClientScram(ClientScram scram) {
+        if (tls == null) {
+            throw new IllegalStateException("SASL needs TLS (SASL_SSL)");
+        }
+        return new TransportSecurity(tls, clientAuth, mapper, verifyHostname, serverSasl, scram);
+    }
+
+    public boolean isSasl() {
+        return serverSasl != null || clientScram != null;
+    }
+
+    /** Whether {@code status} is a SASL_SSL listener's refusal of a call on a connection without a live session. */
+    public static boolean isSessionEnded(Status status) {
+        return status.getCode() == Status.Code.UNAUTHENTICATED && status.getDescription() != null
+            && status.getDescription().startsWith(SESSION_ENDED);
+    }
+
+    /**
+     * Serves one SaslAuthenticate step on the connection of the call being served; on a listener that is not
+     * SASL_SSL the answer is UNSUPPORTED_SASL_MECHANISM.
+     */
+    public static SaslAuthenticateResponse saslStep(SaslAuthenticateRequest request) {
+        SaslConnection connection = CONNECTION.get();
+        ServerSasl sasl = SERVER_SASL.get();
+        if (connection == null || sasl == null) {
+            return SaslAuthenticateResponse.newBuilder().setError(io.raftline.protocol.Error.newBuilder()
+                .setCode(ErrorCode.UNSUPPORTED_SASL_MECHANISM)
+                .setMessage("this listener does not take SASL (it is not SASL_SSL)")).build();
+        }
+        return connection.step(request, sasl);
     }
 
     public boolean isTls() {
@@ -135,6 +207,10 @@ public final class TransportSecurity {
         if (tls == null) {
             return builder.usePlaintext();
         }
+        if (clientScram != null) {
+            builder.intercept(new ScramClientInterceptor(clientScram.mechanism(), clientScram.username(),
+                clientScram.password(), clientScram.time()));
+        }
         return builder.sslContext(clientContext());
     }
 
@@ -142,6 +218,14 @@ public final class TransportSecurity {
     public NettyServerBuilder secure(NettyServerBuilder builder) {
         if (tls == null) {
             return builder;
+        }
+        if (serverSasl != null) {
+            builder.addTransportFilter(new ServerTransportFilter() {
+                @Override
+                public Attributes transportReady(Attributes attributes) {
+                    return attributes.toBuilder().set(SASL_CONNECTION, new SaslConnection()).build();
+                }
+            });
         }
         return builder.sslContext(serverContext());
     }
@@ -225,6 +309,22 @@ public final class TransportSecurity {
                 call.close(Status.UNAUTHENTICATED.withDescription("authentication failed: " + e.getMessage()), new Metadata());
                 return new ServerCall.Listener<>() { };
             }
+            boolean scram = false;
+            if (serverSasl != null) {
+                SaslConnection connection = call.getAttributes().get(SASL_CONNECTION);
+                if (call.getMethodDescriptor().getFullMethodName().equals(SASL_METHOD)) {
+                    return Contexts.interceptCall(Context.current().withValue(CONNECTION, connection)
+                        .withValue(SERVER_SASL, serverSasl), call, headers, next);
+                }
+                String session = connection == null ? null : connection.principal(serverSasl);
+                if (session != null) {
+                    principal = session;
+                    scram = true;
+                } else if (ANONYMOUS.equals(principal)) {
+                    call.close(Status.UNAUTHENTICATED.withDescription(sessionEnded(connection)), new Metadata());
+                    return new ServerCall.Listener<>() { };
+                }
+            }
             if (nodesOnly != null && !nodesOnly.test(principal)) {
                 call.close(Status.PERMISSION_DENIED.withDescription(principal + " is not a node principal: "
                     + call.getMethodDescriptor().getBareMethodName() + " is for cluster nodes only"), new Metadata());
@@ -232,8 +332,76 @@ public final class TransportSecurity {
             }
             String host = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR) instanceof InetSocketAddress a
                 && a.getAddress() != null ? a.getAddress().getHostAddress() : UNKNOWN_HOST;
-            return Contexts.interceptCall(Context.current().withValue(PRINCIPAL, principal).withValue(CLIENT_HOST, host)
-                .withValue(CLIENT_ID, clientIdOf(headers.get(USER_AGENT))), call, headers, next);
+            ServerCall.Listener<Q> listener = Contexts.interceptCall(Context.current().withValue(PRINCIPAL, principal)
+                .withValue(CLIENT_HOST, host).withValue(CLIENT_ID, clientIdOf(headers.get(USER_AGENT))), call, headers, next);
+            return scram ? new SessionListener<>(listener, call, call.getAttributes().get(SASL_CONNECTION)) : listener;
+        }
+    }
+
+    private static final String SASL_METHOD = BrokerServiceGrpc.getSaslAuthenticateMethod().getFullMethodName();
+
+    private static String sessionEnded(SaslConnection connection) {
+        return connection != null && connection.hadSession()
+            ? SESSION_ENDED + "ended (expired after connections.max.reauth.ms, or the user was removed): authenticate again"
+            : SESSION_ENDED + "required: this listener is SASL_SSL; authenticate with SaslAuthenticate (SCRAM-SHA-512) "
+                + "or a client certificate first";
+    }
+
+    /**
+     * Checks a SCRAM session at each message of a call (a stream can outlive its session): once it has ended, the
+     * service sees the call cancelled and the client gets {@link #SESSION_ENDED}.
+     */
+    private final class SessionListener<Q, R> extends ForwardingServerCallListener.SimpleForwardingServerCallListener<Q> {
+        private final ServerCall<Q, R> call;
+        private final SaslConnection connection;
+        private boolean ended;
+
+        SessionListener(ServerCall.Listener<Q> delegate, ServerCall<Q, R> call, SaslConnection connection) {
+            super(delegate);
+            this.call = call;
+            this.connection = connection;
+        }
+
+        @Override
+        public void onMessage(Q message) {
+            if (ended) {
+                return;
+            }
+            if (connection.principal(serverSasl) == null) {
+                ended = true;
+                super.onCancel();
+                call.close(Status.UNAUTHENTICATED.withDescription(sessionEnded(connection)), new Metadata());
+                return;
+            }
+            super.onMessage(message);
+        }
+
+        @Override
+        public void onHalfClose() {
+            if (!ended) {
+                super.onHalfClose();
+            }
+        }
+
+        @Override
+        public void onCancel() {
+            if (!ended) {
+                super.onCancel();
+            }
+        }
+
+        @Override
+        public void onComplete() {
+            if (!ended) {
+                super.onComplete();
+            }
+        }
+
+        @Override
+        public void onReady() {
+            if (!ended) {
+                super.onReady();
+            }
         }
     }
 
