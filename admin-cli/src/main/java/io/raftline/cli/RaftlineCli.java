@@ -1,6 +1,7 @@
 package io.raftline.cli;
 
 import io.raftline.cli.command.AclsCommand;
+import io.raftline.cli.command.UsersCommand;
 import io.raftline.cli.command.BrokersCommand;
 import io.raftline.cli.command.ConfigsCommand;
 import io.raftline.cli.command.GroupsCommand;
@@ -44,6 +45,7 @@ import picocli.CommandLine.Command;
         ReassignCommand.class,
         ConfigsCommand.class,
         AclsCommand.class,
+        UsersCommand.class,
         GroupsCommand.class,
         LogDirsCommand.class,
         DeleteRecordsCommand.class,

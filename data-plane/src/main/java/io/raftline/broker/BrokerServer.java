@@ -212,7 +212,7 @@ public final class BrokerServer implements AutoCloseable {
             config.originals(), config.getBoolean("auto.create.topics.enable"), servedImage, appliedImage,
             new RequestLimits(config.getInt("produce.stream.max.in.flight.requests"), config.getInt("queued.max.requests"),
                 config.getLong("queued.max.request.bytes"), config.getInt("fetch.stream.max.in.flight.requests"),
-                config.getInt("fetch.max.bytes")), security.broker().isMutual() ? security.nodePrincipals() : p -> true,
+                config.getInt("fetch.max.bytes")), security.broker().identifiesClients() ? security.nodePrincipals() : p -> true,
             clusterId, authorizer, quotas);
         Gauge.builder("raftline.produce.queued.requests", service, BrokerRpcService::queuedProduceRequests)
             .description("Produce requests this broker holds (read, not answered); at most queued.max.requests")
@@ -252,7 +252,10 @@ public final class BrokerServer implements AutoCloseable {
             throw new IllegalArgumentException("socket.request.max.bytes (" + maxRequest + ") is smaller than message.max.bytes ("
                 + maxMessage + "): a batch the log accepts could never arrive");
         }
-        server = security.broker().secure(NettyServerBuilder.forAddress(new InetSocketAddress(listener.host(), listener.port())))
+        io.raftline.broker.security.ImageSasl sasl = new io.raftline.broker.security.ImageSasl(servedImage::current, time,
+            security.maxReauthMs());
+        TransportSecurity brokerListener = security.brokerSasl() ? security.broker().withServerSasl(sasl) : security.broker();
+        server = brokerListener.secure(NettyServerBuilder.forAddress(new InetSocketAddress(listener.host(), listener.port())))
             .executor(requestExecutor)
             .maxInboundMessageSize(maxRequest)
             .flowControlWindow(config.getInt("broker.flow.control.window.bytes"))
@@ -260,9 +263,9 @@ public final class BrokerServer implements AutoCloseable {
             // buffers reused from response to response instead of fresh, zeroed memory (TransportAllocator)
             .withChildOption(ChannelOption.ALLOCATOR, TransportAllocator.server())
             // Produce requests parsed in place: the batches alias the received message (one copy fewer per byte).
-            .addService(security.broker().intercept(AliasingMarshaller.aliasingRequests(service.bindService(),
+            .addService(brokerListener.intercept(AliasingMarshaller.aliasingRequests(service.bindService(),
                 BrokerServiceGrpc.getProduceMethod(), ProduceRequest.getDefaultInstance()), security.nodePrincipals(), false))
-            .addService(security.broker().intercept(GroupRpcService.serviceDefinition(groupCoordinator, authorizer),
+            .addService(brokerListener.intercept(GroupRpcService.serviceDefinition(groupCoordinator, authorizer),
                 security.nodePrincipals(), false))
             .build();
         try {
@@ -276,7 +279,7 @@ public final class BrokerServer implements AutoCloseable {
             KafkaGroupApis kafkaGroups = new KafkaGroupApis(groupCoordinator, servedImage);
             KafkaApis kafkaApis = new KafkaApis(service, servedImage, clusterId, kafkaData, kafkaGroups, authorizer);
             kafkaListener = KafkaListener.start(kafkaAddress, kafkaApis, service.produceAdmission(), maxRequest,
-                config.getInt("produce.stream.max.in.flight.requests"));
+                config.getInt("produce.stream.max.in.flight.requests"), security.kafka(), security.kafkaSasl() ? sasl : null);
             LOG.info("broker {} speaks Kafka's protocol on {} (advertised {})", brokerId, kafkaAddress, kafkaAdvertised);
         }
         replicaManager.startup();

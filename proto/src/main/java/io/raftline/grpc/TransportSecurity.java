@@ -81,6 +81,7 @@ public final class TransportSecurity {
     /** Non-null for a SASL_SSL client: each channel makes a SCRAM session before its first call. */
     private final ClientScram clientScram;
     private SslContext serverContext;
+    private SslContext plainServerContext;
     private SslContext clientContext;
 
     /** A client's SCRAM user. */
@@ -238,8 +239,40 @@ public final class TransportSecurity {
         return ServerInterceptors.intercept(service, new PrincipalInterceptor(nodesOnly && isMutual() ? isNode : null));
     }
 
+    /** TLS with client certificates asked for (required or requested): nodes present theirs and are known by them. */
+    public boolean identifiesClients() {
+        return tls != null && clientAuth != SecurityConfig.ClientAuth.NONE;
+    }
+
+    /**
+     * A TLS server context for a listener that is not gRPC (the Kafka listener: no ALPN), asking for client
+     * certificates as configured; null when plaintext.
+     */
+    public synchronized SslContext plainServerContext() {
+        if (tls == null) {
+            return null;
+        }
+        if (plainServerContext == null) {
+            try {
+                plainServerContext = SslContextBuilder.forServer(tls.keyManager()).sslProvider(PROVIDER)
+                    .trustManager(tls.trustManager()).clientAuth(nettyClientAuth()).build();
+            } catch (SSLException e) {
+                throw new IllegalStateException("cannot make a TLS server context: " + e.getMessage(), e);
+            }
+        }
+        return plainServerContext;
+    }
+
+    private ClientAuth nettyClientAuth() {
+        return switch (clientAuth) {
+            case REQUIRED -> ClientAuth.REQUIRE;
+            case REQUESTED -> ClientAuth.OPTIONAL;
+            case NONE -> ClientAuth.NONE;
+        };
+    }
+
     /** The principal of a TLS session: its peer's leaf certificate's subject through the mapping rules. */
-    String principalOf(SSLSession session) {
+    public String principalOf(SSLSession session) {
         if (session == null) {
             return ANONYMOUS;
         }
@@ -260,11 +293,7 @@ public final class TransportSecurity {
             try {
                 SslContextBuilder b = GrpcSslContexts.configure(SslContextBuilder.forServer(tls.keyManager()), PROVIDER)
                     .trustManager(tls.trustManager())
-                    .clientAuth(switch (clientAuth) {
-                        case REQUIRED -> ClientAuth.REQUIRE;
-                        case REQUESTED -> ClientAuth.OPTIONAL;
-                        case NONE -> ClientAuth.NONE;
-                    });
+                    .clientAuth(nettyClientAuth());
                 serverContext = b.build();
             } catch (SSLException e) {
                 throw new IllegalStateException("cannot make a TLS server context: " + e.getMessage(), e);

@@ -100,6 +100,19 @@ public interface Admin extends AutoCloseable {
     /** The ACL bindings that match the filter (one this client just added or removed included). */
     CompletableFuture<List<io.raftline.protocol.acl.AclBinding>> describeAcls(io.raftline.protocol.acl.AclFilter filter);
 
+    /**
+     * Adds or replaces SCRAM credentials and removes others (KIP-554): all or none; completes once committed. Make an
+     * upsertion with {@link ScramCredentials#upsertion}, which salts and hashes the password here: it never leaves
+     * this process.
+     */
+    CompletableFuture<Void> alterUserScramCredentials(
+        Collection<io.raftline.protocol.controller.AlterUserScramCredentialsRequest.Upsertion> upsertions,
+        Collection<io.raftline.protocol.controller.AlterUserScramCredentialsRequest.Deletion> deletions);
+
+    /** The SCRAM users (no names: all) with their mechanisms and iterations; never salts or keys. */
+    CompletableFuture<List<io.raftline.protocol.broker.DescribeUserScramCredentialsResponse.Credential>>
+        describeUserScramCredentials(Collection<String> names);
+
     DescribeMetadataQuorumResult describeMetadataQuorum();
 
     /**

@@ -598,6 +598,37 @@ final class RaftlineAdmin implements Admin {
             .thenApply(r -> List.copyOf(r.getBindingsList()));
     }
 
+    // ---- SCRAM users ----
+
+    @Override
+    public CompletableFuture<Void> alterUserScramCredentials(
+        Collection<io.raftline.protocol.controller.AlterUserScramCredentialsRequest.Upsertion> upsertions,
+        Collection<io.raftline.protocol.controller.AlterUserScramCredentialsRequest.Deletion> deletions) {
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        io.raftline.protocol.controller.AlterUserScramCredentialsRequest request =
+            io.raftline.protocol.controller.AlterUserScramCredentialsRequest.newBuilder().addAllUpsertions(upsertions)
+                .addAllDeletions(deletions).build();
+        return call("alterUserScramCredentials", apiTimeoutMs, true,
+            c -> c.<io.raftline.protocol.controller.AlterUserScramCredentialsResponse>unary(
+                (s, o) -> s.alterUserScramCredentials(request, o), remaining(deadline)),
+            io.raftline.protocol.controller.AlterUserScramCredentialsResponse::getError)
+            .thenApply(r -> null);
+    }
+
+    @Override
+    public CompletableFuture<List<io.raftline.protocol.broker.DescribeUserScramCredentialsResponse.Credential>>
+        describeUserScramCredentials(Collection<String> names) {
+        long deadline = time.hiResMilliseconds() + apiTimeoutMs;
+        io.raftline.protocol.broker.DescribeUserScramCredentialsRequest request =
+            io.raftline.protocol.broker.DescribeUserScramCredentialsRequest.newBuilder()
+                .addAllNames(names == null ? List.of() : names).setMinMetadataIndex(lastWriteIndex.get()).build();
+        return call("describeUserScramCredentials", apiTimeoutMs,
+            c -> c.<io.raftline.protocol.broker.DescribeUserScramCredentialsResponse>unary(
+                (s, o) -> s.describeUserScramCredentials(request, o), remaining(deadline)),
+            io.raftline.protocol.broker.DescribeUserScramCredentialsResponse::getError)
+            .thenApply(r -> List.copyOf(r.getCredentialsList()));
+    }
+
     private static QuorumInfo.ReplicaState replica(DescribeQuorumResponse.Peer p) {
         return new QuorumInfo.ReplicaState(p.getId(), p.getEndpoint(), p.getLagEntries(), p.getLastContactMs());
     }

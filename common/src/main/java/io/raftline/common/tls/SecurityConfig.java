@@ -1,7 +1,6 @@
 package io.raftline.common.tls;
 
 import io.raftline.common.config.ConfigDef;
-import io.raftline.common.config.ConfigException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -20,10 +19,22 @@ public final class SecurityConfig {
     /** Kafka's key: {@code https} (the default) verifies the server's host name against its certificate; "" does not. */
     public static final String ENDPOINT_IDENTIFICATION = "ssl.endpoint.identification.algorithm";
     /** The listeners whose {@code NAME.listener.security.protocol} a node reads. */
-    public static final List<String> LISTENERS = List.of("broker", "controller", "quorum", "metrics");
+    public static final List<String> LISTENERS = List.of("broker", "controller", "quorum", "metrics", "kafka");
+    /** The listeners clients authenticate on with SASL (the others are for nodes, or HTTP). */
+    public static final List<String> SASL_LISTENERS = List.of("broker", "kafka");
+    public static final String MAX_REAUTH_MS = "connections.max.reauth.ms";
+    public static final String SASL_MECHANISM = "sasl.mechanism";
+    public static final String SASL_USERNAME = "sasl.username";
+    public static final String SASL_PASSWORD = "sasl.password";
 
-    /** What a listener or a client speaks. SASL_SSL is part of the contract and not built yet: it is refused. */
-    public enum SecurityProtocol { PLAINTEXT, SSL, SASL_SSL }
+    /** What a listener or a client speaks: SASL_SSL is TLS then SCRAM (a client certificate also identifies). */
+    public enum SecurityProtocol {
+        PLAINTEXT, SSL, SASL_SSL;
+
+        public boolean isTls() {
+            return this != PLAINTEXT;
+        }
+    }
 
     /** Whether a TLS server asks for the client's certificate: {@code required} is mTLS. */
     public enum ClientAuth { REQUIRED, REQUESTED, NONE }
@@ -65,11 +76,17 @@ public final class SecurityConfig {
                     + "own principal may do anything.")
             .define(ALLOW_EVERYONE_IF_NO_ACL, ConfigDef.Type.BOOLEAN, false, null, group,
                 "With authorizer.enabled: whether a resource that no ACL covers is open to every principal (Kafka's "
-                    + "key; off, a principal needs an ACL for everything it does).");
+                    + "key; off, a principal needs an ACL for everything it does).")
+            .define(MAX_REAUTH_MS, ConfigDef.Type.LONG, 0L, ConfigDef.atLeast(0), group,
+                "How long a SASL session on a SASL_SSL listener holds before the client must authenticate again "
+                    + "(KIP-368); 0: until the connection closes. A removed user's sessions end at its next request.");
         for (String listener : LISTENERS) {
+            boolean sasl = SASL_LISTENERS.contains(listener);
             def.define(listenerProtocolKey(listener), ConfigDef.Type.STRING, "PLAINTEXT",
-                ConfigDef.oneOfIgnoringCase("PLAINTEXT", "SSL", "SASL_SSL"), group,
-                "What " + listener + ".listener speaks: PLAINTEXT or SSL (SASL_SSL is not supported yet).");
+                sasl ? ConfigDef.oneOfIgnoringCase("PLAINTEXT", "SSL", "SASL_SSL") : ConfigDef.oneOfIgnoringCase("PLAINTEXT", "SSL"),
+                group, "What " + listener + ".listener speaks: PLAINTEXT or SSL" + (sasl ? ", or SASL_SSL (TLS, then "
+                    + "SCRAM-SHA-512 users; a client certificate still identifies nodes, so ssl.client.auth=requested)"
+                    : "") + ".");
         }
         return def;
     }
@@ -77,17 +94,20 @@ public final class SecurityConfig {
     /** A client's keys: {@code security.protocol} and the files. */
     public static ConfigDef defineClient(ConfigDef def) {
         def.define(SECURITY_PROTOCOL, ConfigDef.Type.STRING, "PLAINTEXT", ConfigDef.oneOfIgnoringCase("PLAINTEXT", "SSL", "SASL_SSL"),
-            "", "PLAINTEXT or SSL (TLS to every broker; the server's host name is verified)");
+            "", "PLAINTEXT, SSL (TLS to every broker; the server's host name is verified) or SASL_SSL (TLS, then the "
+                + "SCRAM user sasl.username)")
+            .define(SASL_MECHANISM, ConfigDef.Type.STRING, "SCRAM-SHA-512",
+                ConfigDef.oneOfIgnoringCase("SCRAM-SHA-512", "SCRAM-SHA-256"), "",
+                "With security.protocol=SASL_SSL: the SCRAM mechanism (the user needs a credential for it).")
+            .define(SASL_USERNAME, ConfigDef.Type.STRING, null, null, "", "With SASL_SSL: the SCRAM user name.")
+            .define(SASL_PASSWORD, ConfigDef.Type.STRING, null, null, "",
+                "With SASL_SSL: the SCRAM user's password (kept in memory only; never logged).");
         return defineFiles(def, "");
     }
 
-    /** Parses a protocol value that the ConfigDef already checked; refuses SASL_SSL, which is not built yet. */
+    /** Parses a protocol value that the ConfigDef already checked. */
     public static SecurityProtocol protocol(String key, String value) {
-        SecurityProtocol p = SecurityProtocol.valueOf(value.toUpperCase(Locale.ROOT));
-        if (p == SecurityProtocol.SASL_SSL) {
-            throw new ConfigException(key, value, "SASL_SSL is not supported yet; use SSL (with mTLS for identities)");
-        }
-        return p;
+        return SecurityProtocol.valueOf(value.toUpperCase(Locale.ROOT));
     }
 
     /** Whether {@code ssl.endpoint.identification.algorithm} asks for host name verification. */

@@ -31,7 +31,8 @@ import javax.net.ssl.TrustManager;
 public final class NodeSecurity {
 
     private static final NodeSecurity PLAINTEXT = new NodeSecurity(null, TransportSecurity.plaintext(),
-        TransportSecurity.plaintext(), false, false, ClientAuth.NONE, p -> false);
+        TransportSecurity.plaintext(), false, false, ClientAuth.NONE, p -> false, TransportSecurity.plaintext(), false,
+        false, 0);
 
     private final ReloadingTls tls;
     private final TransportSecurity broker;
@@ -40,9 +41,18 @@ public final class NodeSecurity {
     private final boolean metricsTls;
     private final ClientAuth clientAuth;
     private final Predicate<String> nodePrincipals;
+    private final TransportSecurity kafka;
+    private final boolean brokerSasl;
+    private final boolean kafkaSasl;
+    private final long maxReauthMs;
 
     private NodeSecurity(ReloadingTls tls, TransportSecurity broker, TransportSecurity controller, boolean quorumTls,
-                         boolean metricsTls, ClientAuth clientAuth, Predicate<String> nodePrincipals) {
+                         boolean metricsTls, ClientAuth clientAuth, Predicate<String> nodePrincipals,
+                         TransportSecurity kafka, boolean brokerSasl, boolean kafkaSasl, long maxReauthMs) {
+        this.kafka = kafka;
+        this.brokerSasl = brokerSasl;
+        this.kafkaSasl = kafkaSasl;
+        this.maxReauthMs = maxReauthMs;
         this.tls = tls;
         this.broker = broker;
         this.controller = controller;
@@ -62,7 +72,10 @@ public final class NodeSecurity {
         boolean controllerTls = ssl(config, "controller");
         boolean quorumTls = ssl(config, "quorum");
         boolean metricsTls = ssl(config, "metrics");
-        if (!brokerTls && !controllerTls && !quorumTls && !metricsTls) {
+        boolean kafkaTls = ssl(config, "kafka");
+        boolean brokerSasl = sasl(config, "broker");
+        boolean kafkaSasl = sasl(config, "kafka");
+        if (!brokerTls && !controllerTls && !quorumTls && !metricsTls && !kafkaTls) {
             return PLAINTEXT;
         }
         TlsFiles files = SecurityConfig.files(config.getString(TlsFiles.CERTIFICATE_LOCATION),
@@ -73,18 +86,33 @@ public final class NodeSecurity {
         }
         ReloadingTls tls = ReloadingTls.open(files, time::milliseconds, ReloadingTls.DEFAULT_CHECK_INTERVAL_MS);
         ClientAuth auth = SecurityConfig.clientAuth(config.getString(SecurityConfig.SSL_CLIENT_AUTH));
-        PrincipalMapper mapper = PrincipalMapper.parse(config.getString(PrincipalMapper.MAPPING_RULES));
+        if (brokerSasl && auth == ClientAuth.NONE) {
+            throw new ConfigException(SecurityConfig.SSL_CLIENT_AUTH, "none", "broker.listener is SASL_SSL, and the nodes "
+                + "fetch from it with their certificates: set ssl.client.auth=requested (clients then use SCRAM or a "
+                + "certificate)");
+        }        PrincipalMapper mapper = PrincipalMapper.parse(config.getString(PrincipalMapper.MAPPING_RULES));
         TransportSecurity tlsSecurity = TransportSecurity.tls(tls, auth, mapper,
             SecurityConfig.verifiesHostname(config.getString(SecurityConfig.ENDPOINT_IDENTIFICATION)));
         Set<String> superUsers = new HashSet<>(SecurityConfig.superUsers(config.getString(SecurityConfig.SUPER_USERS)));
         Predicate<String> nodes = TransportSecurity.nodePrincipals(superUsers, tlsSecurity.ownPrincipal());
         return new NodeSecurity(tls, brokerTls ? tlsSecurity : TransportSecurity.plaintext(),
-            controllerTls ? tlsSecurity : TransportSecurity.plaintext(), quorumTls, metricsTls, auth, nodes);
+            controllerTls ? tlsSecurity : TransportSecurity.plaintext(), quorumTls, metricsTls, auth, nodes,
+            kafkaTls ? tlsSecurity : TransportSecurity.plaintext(), brokerSasl, kafkaSasl,
+            config.getLong(SecurityConfig.MAX_REAUTH_MS));
     }
 
+    /** Whether the listener runs TLS (SSL, or SASL_SSL). */
     private static boolean ssl(ServerConfig config, String listener) {
+        return protocol(config, listener).isTls();
+    }
+
+    private static boolean sasl(ServerConfig config, String listener) {
+        return protocol(config, listener) == SecurityProtocol.SASL_SSL;
+    }
+
+    private static SecurityProtocol protocol(ServerConfig config, String listener) {
         String key = SecurityConfig.listenerProtocolKey(listener);
-        return SecurityConfig.protocol(key, config.getString(key)) == SecurityProtocol.SSL;
+        return SecurityConfig.protocol(key, config.getString(key));
     }
 
     /** broker.listener, and this node's follower fetches from the other brokers. */
@@ -95,6 +123,26 @@ public final class NodeSecurity {
     /** controller.listener, and this node's broker-to-controller links. */
     public TransportSecurity controller() {
         return controller;
+    }
+
+    /** kafka.listener's TLS (its server context has no ALPN), or plaintext. */
+    public TransportSecurity kafka() {
+        return kafka;
+    }
+
+    /** broker.listener is SASL_SSL: clients authenticate with SCRAM (or a certificate). */
+    public boolean brokerSasl() {
+        return brokerSasl;
+    }
+
+    /** kafka.listener is SASL_SSL: Kafka clients authenticate with SaslHandshake/SaslAuthenticate (or a certificate). */
+    public boolean kafkaSasl() {
+        return kafkaSasl;
+    }
+
+    /** connections.max.reauth.ms. */
+    public long maxReauthMs() {
+        return maxReauthMs;
     }
 
     public Predicate<String> nodePrincipals() {

@@ -73,9 +73,9 @@ public final class KafkaApis implements KafkaHandler {
     /** The answer to {@code request}; a null answer means none is sent (a produce with acks=0). */
     @Override
     public CompletableFuture<ApiMessage> handle(KafkaRequest request) {
-        // No TLS or SASL on this listener yet: every caller is User:ANONYMOUS, from its address.
+        // The principal of the connection: its SASL session's user, its client certificate's, or User:ANONYMOUS.
         String host = request.clientHost().startsWith("/") ? request.clientHost().substring(1) : request.clientHost();
-        RequestAuthorizer.Caller caller = new RequestAuthorizer.Caller(TransportSecurity.ANONYMOUS, host);
+        RequestAuthorizer.Caller caller = new RequestAuthorizer.Caller(request.principal(), host);
         ApiMessage refused = authorization.refusal(request, caller);
         if (refused != null) {
             boolean silent = request.apiKey() == org.apache.kafka.common.protocol.ApiKeys.PRODUCE

@@ -3,7 +3,16 @@ package io.raftline.broker.kafka;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import com.google.protobuf.ByteString;
+import io.netty.handler.ssl.SslHandler;
 import io.raftline.broker.rpc.ProduceAdmission;
+import io.raftline.common.sasl.ScramMechanism;
+import io.raftline.grpc.SaslConnection;
+import io.raftline.grpc.ServerSasl;
+import io.raftline.grpc.TransportSecurity;
+import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.broker.SaslAuthenticateRequest;
+import io.raftline.protocol.broker.SaslAuthenticateResponse;
 import java.net.InetSocketAddress;
 import java.net.SocketAddress;
 import java.nio.ByteBuffer;
@@ -13,6 +22,10 @@ import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ProduceResponseData;
 import org.apache.kafka.common.message.ResponseHeaderData;
+import org.apache.kafka.common.message.SaslAuthenticateRequestData;
+import org.apache.kafka.common.message.SaslAuthenticateResponseData;
+import org.apache.kafka.common.message.SaslHandshakeRequestData;
+import org.apache.kafka.common.message.SaslHandshakeResponseData;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.ApiMessage;
 import org.apache.kafka.common.protocol.ByteBufferAccessor;
@@ -58,16 +71,36 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
     private boolean throttled;
     private boolean closed;
 
+    private final TransportSecurity security;
+    /** Non-null on a SASL_SSL listener. */
+    private final ServerSasl sasl;
+    /** This connection's SASL state (the same as a gRPC connection's), on a SASL_SSL listener. */
+    private final SaslConnection session;
+    /** The mechanism the last SaslHandshake chose. */
+    private String handshakeMechanism;
+    /** The principal of the client's certificate (User:ANONYMOUS without one), read at the first request. */
+    private String certificatePrincipal;
+
     KafkaConnection(KafkaHandler apis, ProduceAdmission admission, int maxInFlight) {
+        this(apis, admission, maxInFlight, TransportSecurity.plaintext(), null);
+    }
+
+    KafkaConnection(KafkaHandler apis, ProduceAdmission admission, int maxInFlight, TransportSecurity security,
+                    ServerSasl sasl) {
         this.apis = apis;
         this.admission = admission;
         this.maxInFlight = maxInFlight;
+        this.security = security;
+        this.sasl = sasl;
+        this.session = sasl == null ? null : new SaslConnection();
     }
 
     private static final class Pending {
         final KafkaRequest request;
         boolean done;
         ApiMessage response;
+        /** Close the connection once this answer is written (a failed authentication, as Kafka's broker does). */
+        boolean closeAfter;
 
         Pending(KafkaRequest request) {
             this.request = request;
@@ -184,7 +217,26 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
         });
     }
 
-    private void dispatch(KafkaRequest request) {
+    private void dispatch(KafkaRequest arrived) {
+        ApiKeys key = arrived.apiKey();
+        if (key == ApiKeys.SASL_HANDSHAKE || key == ApiKeys.SASL_AUTHENTICATE) {
+            Pending pending = new Pending(arrived);
+            unanswered.add(pending);
+            ApiMessage answer = key == ApiKeys.SASL_HANDSHAKE ? handshake(arrived) : authenticate(arrived, pending);
+            ctx.executor().execute(() -> completed(pending, answer));
+            return;
+        }
+        String who = principal(arrived);
+        if (who == null) {
+            if (key == ApiKeys.PRODUCE) {
+                admission.release(arrived.sizeBytes());
+            }
+            refuse("authentication failed: it sent " + key + " without a SASL session"
+                + (session != null && session.principal(sasl) == null && hadSession ? " (its session ended: expired after "
+                + "connections.max.reauth.ms, or its user was removed)" : "") + " or a client certificate");
+            return;
+        }
+        KafkaRequest request = arrived.by(who);
         Pending pending = new Pending(request);
         unanswered.add(pending);
         CompletableFuture<ApiMessage> answer;
@@ -208,6 +260,74 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
         });
     }
 
+    /**
+     * Who sent a request: the SASL session's user, else the client certificate's principal; null on a SASL_SSL
+     * listener when there is neither (only ApiVersions and the SASL requests come before authentication).
+     */
+    private String principal(KafkaRequest request) {
+        String certificate = certificatePrincipal();
+        if (session == null || request.apiKey() == ApiKeys.API_VERSIONS) {
+            return certificate;
+        }
+        String user = session.principal(sasl);
+        if (user != null) {
+            return user;
+        }
+        return TransportSecurity.ANONYMOUS.equals(certificate) ? null : certificate;
+    }
+
+    private String certificatePrincipal() {
+        if (certificatePrincipal == null) {
+            SslHandler tls = security.isTls() ? ctx.pipeline().get(SslHandler.class) : null;
+            certificatePrincipal = tls == null ? TransportSecurity.ANONYMOUS : security.principalOf(tls.engine().getSession());
+        }
+        return certificatePrincipal;
+    }
+
+    private boolean hadSession;
+
+    private ApiMessage handshake(KafkaRequest request) {
+        SaslHandshakeRequestData asked = (SaslHandshakeRequestData) request.body().data();
+        SaslHandshakeResponseData out = new SaslHandshakeResponseData();
+        if (session == null) {
+            return out.setErrorCode(Errors.ILLEGAL_SASL_STATE.code());
+        }
+        out.setMechanisms(MECHANISMS);
+        if (ScramMechanism.forName(asked.mechanism()).isEmpty()) {
+            handshakeMechanism = null;
+            return out.setErrorCode(Errors.UNSUPPORTED_SASL_MECHANISM.code());
+        }
+        handshakeMechanism = asked.mechanism();
+        return out.setErrorCode(Errors.NONE.code());
+    }
+
+    private static final java.util.List<String> MECHANISMS = java.util.List.of("SCRAM-SHA-512", "SCRAM-SHA-256");
+
+    private ApiMessage authenticate(KafkaRequest request, Pending pending) {
+        SaslAuthenticateRequestData asked = (SaslAuthenticateRequestData) request.body().data();
+        SaslAuthenticateResponseData out = new SaslAuthenticateResponseData();
+        if (session == null || handshakeMechanism == null) {
+            pending.closeAfter = true;
+            return out.setErrorCode(Errors.ILLEGAL_SASL_STATE.code()).setErrorMessage(session == null
+                ? "this listener is not SASL_SSL" : "SaslAuthenticate must follow a successful SaslHandshake");
+        }
+        SaslAuthenticateResponse step = session.step(SaslAuthenticateRequest.newBuilder().setMechanism(handshakeMechanism)
+            .setAuthBytes(ByteString.copyFrom(asked.authBytes())).build(), sasl);
+        if (step.getError().getCode() != ErrorCode.NONE) {
+            LOG.info("kafka listener: authentication from {} failed: {}", clientHost, step.getError().getMessage());
+            pending.closeAfter = true;
+            return out.setErrorCode(KafkaErrors.code(step.getError().getCode())).setErrorMessage(step.getError().getMessage());
+        }
+        out.setErrorCode(Errors.NONE.code()).setAuthBytes(step.getAuthBytes().toByteArray());
+        if (session.principal(sasl) != null) {
+            hadSession = true;
+            if (request.version() >= 1) {
+                out.setSessionLifetimeMs(step.getSessionLifetimeMs());
+            }
+        }
+        return out;
+    }
+
     private void completed(Pending pending, ApiMessage response) {
         pending.done = true;
         pending.response = response;
@@ -219,6 +339,12 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
                 try {
                     write(h.toResponseHeader(), head.response, h.apiVersion());
                     wrote = true;
+                    if (head.closeAfter) {
+                        closed = true;
+                        ctx.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER)
+                            .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+                        return;
+                    }
                     throttle(head.response);
                 } catch (RuntimeException e) {
                     // An answer this version cannot carry: a bug here, but the client must not wait for it forever.

@@ -7,7 +7,6 @@ import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
 import io.raftline.broker.quota.ClientQuotas;
 import io.raftline.broker.rpc.BrokerRpcService;
-import io.raftline.grpc.TransportSecurity;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.ListOffsetsRequest;
 import io.raftline.protocol.broker.ListOffsetsResponse;
@@ -138,13 +137,13 @@ public final class KafkaDataApis {
     }
 
     /**
-     * The throttle time of a Kafka client past its quota (every caller here is User:ANONYMOUS; the client id is the
+     * The throttle time of a Kafka client past its quota (the principal is its connection's; the client id is the
      * request header's). The answer carries it in ThrottleTimeMs, which Kafka's clients wait out (KIP-219), and the
      * connection reads nothing more from the client until it has passed.
      */
     private long throttleMs(ClientQuotas.Kind kind, KafkaRequest request, long bytes) {
         String clientId = request.header().clientId() == null ? "" : request.header().clientId();
-        return quotas == null ? 0 : quotas.throttleMs(kind, TransportSecurity.ANONYMOUS, clientId, bytes, 0);
+        return quotas == null ? 0 : quotas.throttleMs(kind, request.principal(), clientId, bytes, 0);
     }
 
     private static FetchResponseData fetchResponse(List<FetchManager.PartitionData> data, short version) {

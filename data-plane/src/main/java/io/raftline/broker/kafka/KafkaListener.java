@@ -11,6 +11,8 @@ import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.raftline.broker.rpc.ProduceAdmission;
 import io.raftline.common.config.HostPort;
+import io.raftline.grpc.ServerSasl;
+import io.raftline.grpc.TransportSecurity;
 import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
@@ -40,12 +42,22 @@ public final class KafkaListener implements AutoCloseable {
      * requests per connection before it stops reading.
      */
     public static KafkaListener start(HostPort address, KafkaApis apis, ProduceAdmission admission, int maxFrameBytes,
-                                      int maxInFlight) {
-        return start(address, (KafkaHandler) apis, admission, maxFrameBytes, maxInFlight);
+                                      int maxInFlight, TransportSecurity security, ServerSasl sasl) {
+        return start(address, (KafkaHandler) apis, admission, maxFrameBytes, maxInFlight, security, sasl);
     }
 
     static KafkaListener start(HostPort address, KafkaHandler apis, ProduceAdmission admission, int maxFrameBytes,
                                int maxInFlight) {
+        return start(address, apis, admission, maxFrameBytes, maxInFlight, TransportSecurity.plaintext(), null);
+    }
+
+    /**
+     * {@code security}: TLS (SSL or SASL_SSL) or plaintext; {@code sasl}: non-null on a SASL_SSL listener, where a
+     * connection must authenticate (SaslHandshake, SaslAuthenticate) or show a client certificate before anything else.
+     */
+    static KafkaListener start(HostPort address, KafkaHandler apis, ProduceAdmission admission, int maxFrameBytes,
+                               int maxInFlight, TransportSecurity security, ServerSasl sasl) {
+        io.netty.handler.ssl.SslContext tls = security.plainServerContext();
         AtomicInteger n = new AtomicInteger();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(EVENT_LOOP_THREADS, r -> {
             Thread t = new Thread(r, "kafka-listener-" + n.incrementAndGet());
@@ -60,8 +72,11 @@ public final class KafkaListener implements AutoCloseable {
             .childHandler(new ChannelInitializer<SocketChannel>() {
                 @Override
                 protected void initChannel(SocketChannel ch) {
+                    if (tls != null) {
+                        ch.pipeline().addLast(tls.newHandler(ch.alloc()));
+                    }
                     ch.pipeline().addLast(new KafkaFrameDecoder(maxFrameBytes),
-                        new KafkaConnection(apis, admission, maxInFlight));
+                        new KafkaConnection(apis, admission, maxInFlight, security, sasl));
                 }
             });
         try {

@@ -6,9 +6,18 @@ import org.apache.kafka.common.requests.RequestHeader;
 
 /**
  * One parsed request of a Kafka connection: its header, its body (Kafka's own message class), the frame's size (what
- * the produce admission counts) and the client's address ("/127.0.0.1", as group descriptions show it).
+ * the produce admission counts), the client's address ("/127.0.0.1", as group descriptions show it) and who sent it.
  */
-record KafkaRequest(RequestHeader header, AbstractRequest body, int sizeBytes, String clientHost) {
+record KafkaRequest(RequestHeader header, AbstractRequest body, int sizeBytes, String clientHost, String principal) {
+
+    KafkaRequest(RequestHeader header, AbstractRequest body, int sizeBytes, String clientHost) {
+        this(header, body, sizeBytes, clientHost, io.raftline.grpc.TransportSecurity.ANONYMOUS);
+    }
+
+    /** The same request, made by {@code who} (its connection's TLS certificate or SASL session). */
+    KafkaRequest by(String who) {
+        return new KafkaRequest(header, body, sizeBytes, clientHost, who);
+    }
 
     ApiKeys apiKey() {
         return header.apiKey();

@@ -41,6 +41,9 @@ final class SupportedApis {
         m.put(ApiKeys.OFFSET_FETCH, range(1, 7));
         m.put(ApiKeys.LIST_GROUPS, range(0, 4));
         m.put(ApiKeys.DESCRIBE_GROUPS, range(0, 5));
+        // SaslHandshake v0 (raw tokens after it) is pre-KIP-152: every client this listener serves sends v1
+        m.put(ApiKeys.SASL_HANDSHAKE, range(1, 1));
+        m.put(ApiKeys.SASL_AUTHENTICATE, range(0, 2));
         RANGES = Collections.unmodifiableMap(m);
     }
 

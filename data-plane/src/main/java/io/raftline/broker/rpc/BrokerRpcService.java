@@ -12,7 +12,14 @@ import io.raftline.acl.Authorizer;
 import io.raftline.protocol.Error;
 import io.raftline.protocol.acl.Operation;
 import io.raftline.protocol.acl.ResourceType;
+import io.raftline.grpc.TransportSecurity;
 import io.raftline.protocol.broker.DescribeAclsRequest;
+import io.raftline.protocol.broker.DescribeUserScramCredentialsRequest;
+import io.raftline.protocol.broker.DescribeUserScramCredentialsResponse;
+import io.raftline.protocol.broker.SaslAuthenticateRequest;
+import io.raftline.protocol.broker.SaslAuthenticateResponse;
+import io.raftline.protocol.controller.AlterUserScramCredentialsRequest;
+import io.raftline.protocol.controller.AlterUserScramCredentialsResponse;
 import io.raftline.protocol.broker.DescribeAclsResponse;
 import io.raftline.protocol.controller.CreateAclsRequest;
 import io.raftline.protocol.controller.CreateAclsResponse;
@@ -392,6 +399,44 @@ public final class BrokerRpcService extends DataPlaneRpc {
                 .addAllBindings(served.current().aclIndex().matching(request.getFilter())).build());
             responses.onCompleted();
         });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // SCRAM users: changes forwarded to the controller, listings from this broker's image; SASL steps on this connection
+
+    @Override
+    public void alterUserScramCredentials(AlterUserScramCredentialsRequest request,
+                                          StreamObserver<AlterUserScramCredentialsResponse> responses) {
+        forward(controller::alterUserScramCredentials, request, responses, authorizer.checkCluster(Operation.ALTER),
+            AlterUserScramCredentialsResponse.getDefaultInstance());
+    }
+
+    @Override
+    public void describeUserScramCredentials(DescribeUserScramCredentialsRequest request,
+                                             StreamObserver<DescribeUserScramCredentialsResponse> responses) {
+        Error denied = authorizer.checkCluster(Operation.DESCRIBE);
+        if (denied != null) {
+            refuse(DescribeUserScramCredentialsResponse.getDefaultInstance(), denied, responses);
+            return;
+        }
+        afterIndex(request.getMinMetadataIndex(), () -> {
+            java.util.Set<String> names = new java.util.HashSet<>(request.getNamesList());
+            DescribeUserScramCredentialsResponse.Builder out = DescribeUserScramCredentialsResponse.newBuilder();
+            served.current().scramUsers().all().forEach((name, byMechanism) -> {
+                if (names.isEmpty() || names.contains(name)) {
+                    byMechanism.forEach((mechanism, r) -> out.addCredentials(DescribeUserScramCredentialsResponse.Credential
+                        .newBuilder().setName(name).setMechanism(mechanism).setIterations(r.getIterations())));
+                }
+            });
+            responses.onNext(out.build());
+            responses.onCompleted();
+        });
+    }
+
+    @Override
+    public void saslAuthenticate(SaslAuthenticateRequest request, StreamObserver<SaslAuthenticateResponse> responses) {
+        responses.onNext(TransportSecurity.saslStep(request));
+        responses.onCompleted();
     }
 
     /** {@link #forward(Function, Object, StreamObserver)} unless {@code denied} (not null): then refused here. */

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ACLs on one 3-node cluster set up as {@code raftline dev --tls} does (mTLS everywhere, {@code authorizer.enabled=true},
  * {@code allow.everyone.if.no.acl.found=false}): a client with a valid certificate but no ACL is refused produce,
  * consume, group membership and every admin operation with one clear error, and nothing changes; an ACL added through
- * one broker applies on every broker within a second; a deny wins over an allow; a removed ACL closes the door again.
+ * one broker applies on every broker within a second; a deny wins over an allow; a removed ACL closes the door again;
+ * the Kafka listener (TLS with mTLS too) checks the same ACLs for its clients' certificate principals.
  * The CLI runs in-process with the admin's or the app's client config.
  */
 @Timeout(600)
@@ -213,10 +214,12 @@ class AclIT {
     }
 
     @Test
-    void theKafkaListenerChecksAclsForItsAnonymousCallers() throws Exception {
+    void theKafkaListenerChecksAclsForTheClientCertificatesPrincipal() throws Exception {
         ok(cli.run("topics", "create", "--topic", "acl-kafka", "--partitions", "1", "--replication-factor", "3",
             "--command-config", admin));
-        java.util.Properties p = new java.util.Properties();
+        // dev --tls makes kafka.listener TLS with mTLS too: a Kafka client is known by its certificate, as on gRPC
+        java.util.Properties p = io.raftline.tests.cluster.KafkaClientSecurity.ssl(tls.ca(), appDir.resolve("app.pem"),
+            appDir.resolve("app.key"));
         p.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
         p.setProperty("key.serializer", "org.apache.kafka.common.serialization.StringSerializer");
         p.setProperty("value.serializer", "org.apache.kafka.common.serialization.StringSerializer");
@@ -230,7 +233,7 @@ class AclIT {
                 .hasRootCauseInstanceOf(org.apache.kafka.common.errors.TopicAuthorizationException.class);
         }
         assertThat(records("acl-kafka")).isZero();
-        ok(as(admin, "acls", "add", "--allow-principal", "User:ANONYMOUS", "--operation", "write", "--topic", "acl-kafka"));
+        ok(as(admin, "acls", "add", "--allow-principal", "User:app", "--operation", "write", "--topic", "acl-kafka"));
         p.setProperty("enable.idempotence", "true");
         try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
                  new org.apache.kafka.clients.producer.KafkaProducer<>(p)) {
@@ -238,7 +241,16 @@ class AclIT {
                 .get(30, TimeUnit.SECONDS);
         }
         assertThat(records("acl-kafka")).isEqualTo(1);
-        ok(as(admin, "acls", "remove", "--allow-principal", "User:ANONYMOUS", "--operation", "write", "--topic", "acl-kafka"));
+        ok(as(admin, "acls", "remove", "--allow-principal", "User:app", "--operation", "write", "--topic", "acl-kafka"));
+        // and a Kafka client without a certificate is refused the TLS handshake: it never gets as far as a request
+        java.util.Properties anonymous = io.raftline.tests.cluster.KafkaClientSecurity.ssl(tls.ca(), null, null);
+        anonymous.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        anonymous.setProperty("request.timeout.ms", "4000");
+        anonymous.setProperty("default.api.timeout.ms", "8000");
+        try (org.apache.kafka.clients.admin.Admin kafkaAdmin = org.apache.kafka.clients.admin.Admin.create(anonymous)) {
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> kafkaAdmin.listTopics().names().get(30, TimeUnit.SECONDS))
+                .hasRootCauseInstanceOf(javax.net.ssl.SSLException.class);
+        }
     }
 
     private static ManagedChannel mtls(int port) throws IOException {

@@ -94,6 +94,7 @@ public final class DevTls {
             + "controller.listener.security.protocol=SSL\n"
             + "quorum.listener.security.protocol=SSL\n"
             + "metrics.listener.security.protocol=SSL\n"
+            + "kafka.listener.security.protocol=SSL\n"
             + "authorizer.enabled=true\n"
             + "allow.everyone.if.no.acl.found=false\n";
     }

@@ -39,6 +39,11 @@ public final class GrpcErrors {
             return new io.raftline.client.errors.AuthenticationException("authentication failed: broker " + address + ": " + tls,
                 cause);
         }
+        if (status.getCode() == Status.Code.UNAUTHENTICATED) {
+            // the listener's own words: "authentication failed: invalid credentials for user 'x' ..."
+            return new io.raftline.client.errors.SaslAuthenticationException(status.getDescription() == null
+                ? "authentication failed: broker " + address : status.getDescription());
+        }
         String text = "broker " + address + ": " + status.getCode()
             + (status.getDescription() == null ? "" : " (" + status.getDescription() + ")");
         return switch (status.getCode()) {
