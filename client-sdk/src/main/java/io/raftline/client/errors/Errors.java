@@ -85,7 +85,8 @@ public final class Errors {
             case TOPIC_AUTHORIZATION_FAILED -> new TopicAuthorizationException(text);
             case GROUP_AUTHORIZATION_FAILED -> new GroupAuthorizationException(text);
             case CLUSTER_AUTHORIZATION_FAILED -> new ClusterAuthorizationException(text);
-            case SASL_AUTHENTICATION_FAILED, UNSUPPORTED_SASL_MECHANISM -> new SaslAuthenticationException(text);
+            case SASL_AUTHENTICATION_FAILED -> new SaslAuthenticationException(text);
+            case UNSUPPORTED_SASL_MECHANISM -> new UnsupportedSaslMechanismException(text);
             case RESOURCE_NOT_FOUND -> new ResourceNotFoundException(text);
             case UNKNOWN -> new UnknownServerException(text);
             default -> new UnknownServerException(text);

@@ -84,9 +84,11 @@ public final class SecurityConfig {
             boolean sasl = SASL_LISTENERS.contains(listener);
             def.define(listenerProtocolKey(listener), ConfigDef.Type.STRING, "PLAINTEXT",
                 sasl ? ConfigDef.oneOfIgnoringCase("PLAINTEXT", "SSL", "SASL_SSL") : ConfigDef.oneOfIgnoringCase("PLAINTEXT", "SSL"),
-                group, "What " + listener + ".listener speaks: PLAINTEXT or SSL" + (sasl ? ", or SASL_SSL (TLS, then "
-                    + "SCRAM-SHA-512 users; a client certificate still identifies nodes, so ssl.client.auth=requested)"
-                    : "") + ".");
+                group, "What " + listener + ".listener speaks: PLAINTEXT or SSL" + (listener.equals("broker")
+                    ? ", or SASL_SSL (TLS, then SCRAM users or client certificates; the nodes replicate with their "
+                        + "certificates, so it needs ssl.client.auth=requested)"
+                    : sasl ? ", or SASL_SSL (TLS, then SaslHandshake/SaslAuthenticate with SCRAM users; a client "
+                        + "certificate also identifies)" : "") + ".");
         }
         return def;
     }

@@ -6,6 +6,7 @@ import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
 import io.raftline.broker.quota.ClientQuotas;
+import io.raftline.common.SystemTime;
 import io.raftline.broker.rpc.BrokerRpcService;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.ListOffsetsRequest;
@@ -67,10 +68,13 @@ public final class KafkaDataApis {
             }
         }
         short acks = produce.acks();
+        long startNs = SystemTime.INSTANCE.nanoseconds();
         CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended =
             replicaManager.appendRecords(acks, Math.max(1, produce.timeoutMs()), data);
+        // request_percentage counts the broker's own work (the local append), not the wait for the replicas
+        long localNs = SystemTime.INSTANCE.nanoseconds() - startNs;
         return appended.thenApply(results -> {
-            long throttleMs = throttleMs(ClientQuotas.Kind.PRODUCE, request, request.sizeBytes());
+            long throttleMs = throttleMs(ClientQuotas.Kind.PRODUCE, request, request.sizeBytes(), localNs);
             return acks == 0 ? null : produceResponse(results).setThrottleTimeMs((int) throttleMs);
         });
     }
@@ -126,13 +130,16 @@ public final class KafkaDataApis {
         int maxBytes = fetch.maxBytes() <= 0 ? fetchMaxBytes : Math.min(fetch.maxBytes(), fetchMaxBytes);
         // Always a consumer's fetch: Kafka's followers are not served here.
         FetchManager.Request ours = new FetchManager.Request(-1, -1, fetch.maxWaitMs(), fetch.minBytes(), maxBytes, parts);
-        return replicaManager.fetchManager().fetch(ours).thenApply(data -> {
+        long startNs = SystemTime.INSTANCE.nanoseconds();
+        CompletableFuture<List<FetchManager.PartitionData>> fetched = replicaManager.fetchManager().fetch(ours);
+        long localNs = SystemTime.INSTANCE.nanoseconds() - startNs;
+        return fetched.thenApply(data -> {
             long bytes = 0;
             for (FetchManager.PartitionData pd : data) {
                 bytes += pd.result().data() == null ? 0 : pd.result().data().sizeInBytes();
             }
             return fetchResponse(data, request.version())
-                .setThrottleTimeMs((int) throttleMs(ClientQuotas.Kind.FETCH, request, bytes));
+                .setThrottleTimeMs((int) throttleMs(ClientQuotas.Kind.FETCH, request, bytes, localNs));
         });
     }
 
@@ -141,9 +148,9 @@ public final class KafkaDataApis {
      * request header's). The answer carries it in ThrottleTimeMs, which Kafka's clients wait out (KIP-219), and the
      * connection reads nothing more from the client until it has passed.
      */
-    private long throttleMs(ClientQuotas.Kind kind, KafkaRequest request, long bytes) {
+    private long throttleMs(ClientQuotas.Kind kind, KafkaRequest request, long bytes, long requestNs) {
         String clientId = request.header().clientId() == null ? "" : request.header().clientId();
-        return quotas == null ? 0 : quotas.throttleMs(kind, request.principal(), clientId, bytes, 0);
+        return quotas == null ? 0 : quotas.throttleMs(kind, request.principal(), clientId, bytes, requestNs);
     }
 
     private static FetchResponseData fetchResponse(List<FetchManager.PartitionData> data, short version) {

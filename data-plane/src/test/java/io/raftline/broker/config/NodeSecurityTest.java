@@ -77,6 +77,23 @@ class NodeSecurityTest {
     }
 
     @Test
+    void saslSslIsTlsThenScramOnTheClientListeners() {
+        NodeSecurity security = NodeSecurity.from(ServerConfig.of(props(with("broker.listener.security.protocol", "SASL_SSL",
+            "kafka.listener.security.protocol", "sasl_ssl", "ssl.client.auth", "requested",
+            "connections.max.reauth.ms", "60000"))), time);
+        assertThat(security.broker().isTls()).isTrue();
+        assertThat(security.brokerSasl()).isTrue();
+        assertThat(security.kafka().isTls()).isTrue();
+        assertThat(security.kafkaSasl()).isTrue();
+        assertThat(security.broker().identifiesClients()).isTrue();
+        assertThat(security.maxReauthMs()).isEqualTo(60_000);
+        NodeSecurity tlsOnly = NodeSecurity.from(ServerConfig.of(props(with("kafka.listener.security.protocol", "SSL"))), time);
+        assertThat(tlsOnly.kafka().isTls()).isTrue();
+        assertThat(tlsOnly.kafkaSasl()).isFalse();
+        assertThat(tlsOnly.broker().isTls()).isFalse();
+    }
+
+    @Test
     void nodePrincipalsAreTheSuperUsersAndThisNode() {
         NodeSecurity security = NodeSecurity.from(ServerConfig.of(props(with("broker.listener.security.protocol", "SSL",
             "super.users", "User:node-2; User:admin"))), time);
@@ -90,8 +107,12 @@ class NodeSecurityTest {
             + " | missing config key 'ssl.certificate.location' (and 'ssl.key.location'): a node with an SSL listener",
         "certificate file missing | metrics.listener.security.protocol=SSL | ssl.certificate.location=DIR/gone.pem"
             + " | ssl.certificate.location DIR/gone.pem does not exist",
-        "SASL_SSL not built yet   | controller.listener.security.protocol=SASL_SSL | ssl.client.auth=none"
-            + " | SASL_SSL is not supported yet",
+        "SASL_SSL for nodes       | controller.listener.security.protocol=SASL_SSL | ssl.client.auth=none"
+            + " | invalid value 'SASL_SSL' for config key 'controller.listener.security.protocol'",
+        "SASL_SSL without certs   | broker.listener.security.protocol=SASL_SSL | ssl.client.auth=none"
+            + " | the nodes fetch from it with their certificates: set ssl.client.auth=requested",
+        "bad reauth               | broker.listener.security.protocol=SSL | connections.max.reauth.ms=-1"
+            + " | connections.max.reauth.ms",
         "bad protocol             | broker.listener.security.protocol=TLS | ssl.client.auth=none"
             + " | invalid value 'TLS' for config key 'broker.listener.security.protocol'",
         "bad client auth          | broker.listener.security.protocol=SSL | ssl.client.auth=always"
