@@ -85,6 +85,10 @@ public final class BrokerServer implements AutoCloseable {
     private BrokerMetadataClient metadata;
     private ReplicaManager replicaManager;
     private Server server;
+    /** broker.listener's event loops (gRPC's NIO defaults, made here because its channels are ours). */
+    private final io.netty.channel.EventLoopGroup grpcBoss = eventLoops("broker-listener-boss", 1);
+    private final io.netty.channel.EventLoopGroup grpcWorkers = eventLoops("broker-listener-worker",
+        io.netty.util.NettyRuntime.availableProcessors() * 2);
     private KafkaListener kafkaListener;
     private GroupCoordinator groupCoordinator;
     private ExecutorGroupScheduler groupScheduler;
@@ -255,7 +259,14 @@ public final class BrokerServer implements AutoCloseable {
         io.raftline.broker.security.ImageSasl sasl = new io.raftline.broker.security.ImageSasl(servedImage::current, time,
             security.maxReauthMs());
         TransportSecurity brokerListener = security.brokerSasl() ? security.broker().withServerSasl(sasl) : security.broker();
+        io.raftline.broker.rpc.ConnectionLimits limits = new io.raftline.broker.rpc.ConnectionLimits(
+            config.getInt("max.connections"), config.getInt("max.connections.per.ip"),
+            io.raftline.broker.rpc.ConnectionLimits.parseOverrides(config.getList("max.connections.per.ip.overrides")));
         server = brokerListener.secure(NettyServerBuilder.forAddress(new InetSocketAddress(listener.host(), listener.port())))
+            // accepted sockets past max.connections(.per.ip) are closed before they reach gRPC (NIO, as gRPC's default)
+            .channelFactory(limits.serverChannels())
+            .bossEventLoopGroup(grpcBoss)
+            .workerEventLoopGroup(grpcWorkers)
             .executor(requestExecutor)
             .maxInboundMessageSize(maxRequest)
             .flowControlWindow(config.getInt("broker.flow.control.window.bytes"))
@@ -279,7 +290,8 @@ public final class BrokerServer implements AutoCloseable {
             KafkaGroupApis kafkaGroups = new KafkaGroupApis(groupCoordinator, servedImage);
             KafkaApis kafkaApis = new KafkaApis(service, servedImage, clusterId, kafkaData, kafkaGroups, authorizer);
             kafkaListener = KafkaListener.start(kafkaAddress, kafkaApis, service.produceAdmission(), maxRequest,
-                config.getInt("produce.stream.max.in.flight.requests"), security.kafka(), security.kafkaSasl() ? sasl : null);
+                config.getInt("produce.stream.max.in.flight.requests"), security.kafka(), security.kafkaSasl() ? sasl : null,
+                limits);
             LOG.info("broker {} speaks Kafka's protocol on {} (advertised {})", brokerId, kafkaAddress, kafkaAdvertised);
         }
         replicaManager.startup();
@@ -423,6 +435,15 @@ public final class BrokerServer implements AutoCloseable {
         }
     }
 
+    private static io.netty.channel.EventLoopGroup eventLoops(String name, int threads) {
+        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
+        return new io.netty.channel.MultiThreadIoEventLoopGroup(threads, r -> {
+            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        }, io.netty.channel.nio.NioIoHandler.newFactory());
+    }
+
     @Override
     public void close() {
         closing = true;
@@ -465,6 +486,8 @@ public final class BrokerServer implements AutoCloseable {
         }
         scheduler.shutdownNow();
         requestExecutor.shutdownNow();
+        grpcWorkers.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+        grpcBoss.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
 
     public ReplicaManager replicaManager() {

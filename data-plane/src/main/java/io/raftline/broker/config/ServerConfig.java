@@ -192,6 +192,24 @@ public final class ServerConfig {
             "Fetch requests one consumer or follower connection may have in flight (parked in a long poll included).")
         .define("fetch.max.bytes", INT, 57_671_680, atLeast(1024), "requests",
             "The most record bytes one fetch answer carries, whatever the client asks for.")
+        .define("max.connections", INT, Integer.MAX_VALUE, atLeast(0), "requests",
+            "The most client connections the broker holds at once over broker.listener and kafka.listener together; "
+                + "one past it is closed as it is accepted (Kafka's key).")
+        .define("max.connections.per.ip", INT, Integer.MAX_VALUE, atLeast(0), "requests",
+            "The most connections the broker holds at once from one IP address (both listeners), so one client "
+                + "cannot take every socket.")
+        .define("max.connections.per.ip.overrides", LIST, List.of(), v -> {
+                try {
+                    @SuppressWarnings("unchecked")
+                    List<String> entries = (List<String>) v;
+                    io.raftline.broker.rpc.ConnectionLimits.parseOverrides(entries);
+                    return null;
+                } catch (IllegalArgumentException e) {
+                    return e.getMessage();
+                }
+            }, "requests",
+            "Per-address exceptions to max.connections.per.ip: host:count pairs, comma separated "
+                + "(10.0.0.5:1000,monitor.example:5).")
         .define("socket.request.max.bytes", INT, 104_857_600, atLeast(1024), "requests",
             "The largest request message the broker reads (gRPC maxInboundMessageSize); at least message.max.bytes.")
         .define("broker.flow.control.window.bytes", INT, 8_388_608, atLeast(65_535), "requests",

@@ -8,7 +8,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.raftline.broker.rpc.ConnectionLimits;
 import io.raftline.broker.rpc.ProduceAdmission;
 import io.raftline.common.config.HostPort;
 import io.raftline.grpc.ServerSasl;
@@ -42,13 +42,19 @@ public final class KafkaListener implements AutoCloseable {
      * requests per connection before it stops reading.
      */
     public static KafkaListener start(HostPort address, KafkaApis apis, ProduceAdmission admission, int maxFrameBytes,
-                                      int maxInFlight, TransportSecurity security, ServerSasl sasl) {
-        return start(address, (KafkaHandler) apis, admission, maxFrameBytes, maxInFlight, security, sasl);
+                                      int maxInFlight, TransportSecurity security, ServerSasl sasl, ConnectionLimits limits) {
+        return start(address, (KafkaHandler) apis, admission, maxFrameBytes, maxInFlight, security, sasl, limits);
+    }
+
+    public static KafkaListener start(HostPort address, KafkaApis apis, ProduceAdmission admission, int maxFrameBytes,
+                                      int maxInFlight) {
+        return start(address, (KafkaHandler) apis, admission, maxFrameBytes, maxInFlight);
     }
 
     static KafkaListener start(HostPort address, KafkaHandler apis, ProduceAdmission admission, int maxFrameBytes,
                                int maxInFlight) {
-        return start(address, apis, admission, maxFrameBytes, maxInFlight, TransportSecurity.plaintext(), null);
+        return start(address, apis, admission, maxFrameBytes, maxInFlight, TransportSecurity.plaintext(), null,
+            ConnectionLimits.NONE);
     }
 
     /**
@@ -56,7 +62,7 @@ public final class KafkaListener implements AutoCloseable {
      * connection must authenticate (SaslHandshake, SaslAuthenticate) or show a client certificate before anything else.
      */
     static KafkaListener start(HostPort address, KafkaHandler apis, ProduceAdmission admission, int maxFrameBytes,
-                               int maxInFlight, TransportSecurity security, ServerSasl sasl) {
+                               int maxInFlight, TransportSecurity security, ServerSasl sasl, ConnectionLimits limits) {
         io.netty.handler.ssl.SslContext tls = security.plainServerContext();
         AtomicInteger n = new AtomicInteger();
         EventLoopGroup group = new MultiThreadIoEventLoopGroup(EVENT_LOOP_THREADS, r -> {
@@ -66,7 +72,7 @@ public final class KafkaListener implements AutoCloseable {
         }, NioIoHandler.newFactory());
         ServerBootstrap bootstrap = new ServerBootstrap()
             .group(group)
-            .channel(NioServerSocketChannel.class)
+            .channelFactory(limits.serverChannels())
             .option(ChannelOption.SO_REUSEADDR, true)
             .childOption(ChannelOption.TCP_NODELAY, true)
             .childHandler(new ChannelInitializer<SocketChannel>() {

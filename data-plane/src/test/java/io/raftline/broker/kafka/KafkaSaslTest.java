@@ -86,7 +86,7 @@ class KafkaSaslTest {
             return CompletableFuture.completedFuture(new MetadataResponseData().setClusterId("c"));
         };
         listener = KafkaListener.start(new HostPort("127.0.0.1", 0), handler, new ProduceAdmission(10, 1 << 20), 1 << 16, 16,
-            TransportSecurity.plaintext(), sasl);
+            TransportSecurity.plaintext(), sasl, io.raftline.broker.rpc.ConnectionLimits.NONE);
     }
 
     @AfterEach
