@@ -46,8 +46,8 @@ class DeployOnHostsSmokeIT {
         try (NetnsHosts hosts = NetnsHosts.start(work, 3)) {
             DeployedCluster cluster = new DeployedCluster(hosts, List.of(1, 2, 3), List.of(1, 2, 3), true);
             long t0 = System.nanoTime();
-            NetnsHosts.check(cluster.playbook("site.yml", Duration.ofMinutes(10)), "site.yml");
-            step("site.yml took " + ms(t0) + " ms");
+            NetnsHosts.Result site = NetnsHosts.check(cluster.playbook("site.yml", Duration.ofMinutes(10)), "site.yml");
+            step("site.yml took " + ms(t0) + " ms; its slowest tasks:\n" + slowest(site));
             deployedSecurely(cluster);
             assertThat(cluster.brokersIn(2, "active")).containsExactly(1, 2, 3);
             NetnsHosts.check(cluster.run(1, Duration.ofSeconds(90), "topics", "create", "--topic", "smoke",
@@ -108,10 +108,10 @@ class DeployOnHostsSmokeIT {
 
     private static void refusesTheUnauthenticatedAndTheUnauthorized(DeployedCluster cluster, NetnsHosts hosts)
         throws Exception {
-        // A plaintext client (no TLS, no certificate: as without --command-config, only with a 5 s API timeout instead
+        // A plaintext client (no TLS, no certificate: as without --command-config, only with a 3 s API timeout instead
         // of the CLI's 30 s), refused with exit 1 and one error line.
         Path plainConfig = Files.writeString(hosts.work().resolve("plain-client.properties"),
-            "security.protocol=PLAINTEXT\ndefault.api.timeout.ms=5000\n");
+            "security.protocol=PLAINTEXT\ndefault.api.timeout.ms=3000\n");
         NetnsHosts.Result plain = hosts.run(cluster.cliWith(2, plainConfig, "topics", "list"), Duration.ofSeconds(90),
             "cli-plaintext");
         assertThat(plain.exitCode()).as(plain.toString()).isEqualTo(1);
@@ -138,7 +138,7 @@ class DeployOnHostsSmokeIT {
         assertThat(produced.out().lines().toList()).hasSize(1).allMatch(l -> l.endsWith("\ta-1"));
     }
 
-    /** A new certificate for rl-n2 on the control host; rotate-certs.yml: rl-n2 presents it, with the same pid. */
+    /** A new certificate for rl-n2 on the control host; rotate-certs.yml on it: rl-n2 presents it, with the same pid. */
     private static void rotatesACertificateWithoutARestart(DeployedCluster cluster) throws Exception {
         long pid = cluster.nodePid(2);
         X509Certificate before = cluster.presented(2);
@@ -146,11 +146,24 @@ class DeployOnHostsSmokeIT {
             cluster.tlsDir(), Instant.now(), Duration.ofDays(30));
         X509Certificate issued = DeployedCluster.firstCertificate(cluster.tlsDir().resolve("rl-n2.pem"));
         assertThat(issued.getSerialNumber()).isNotEqualTo(before.getSerialNumber());
-        NetnsHosts.check(cluster.playbook("rotate-certs.yml", Duration.ofMinutes(5)), "rotate-certs.yml");
+        // --limit: an operator rotating one node's certificate (the full play's copying is site.yml's, above).
+        NetnsHosts.Result rotated = NetnsHosts.check(cluster.playbook("rotate-certs.yml", Duration.ofMinutes(5), "--limit",
+            "rl-n2"), "rotate-certs.yml");
+        step("rotate-certs.yml's slowest tasks:\n" + slowest(rotated));
         assertThat(cluster.presented(2).getSerialNumber()).as("rl-n2 presents the new certificate")
             .isEqualTo(issued.getSerialNumber());
         assertThat(cluster.nodePid(2)).as("rl-n2 was not restarted").isEqualTo(pid);
         assertThat(cluster.brokersIn(1, "active")).containsExactly(1, 2, 3);
+    }
+
+    /** The first lines of the per-task timings (profile_tasks) that close a playbook's output, slowest first. */
+    private static String slowest(NetnsHosts.Result playbook) {
+        List<String> lines = playbook.out().lines().toList();
+        int at = lines.size();
+        while (at > 0 && !lines.get(at - 1).startsWith("=====")) {
+            at--;
+        }
+        return String.join("\n", lines.subList(at, Math.min(lines.size(), at + 8)));
     }
 
     private static long ms(long since) {
