@@ -13,8 +13,16 @@
 #   raftline-cluster.sh stop            -i INVENTORY                 controlled shutdown, brokers first
 #   raftline-cluster.sh status          -i INVENTORY                 one line per host: pid and /ready
 #
-# Needs on this machine: bash, ssh, scp, tar, python3 with PyYAML (Debian: python3-yaml). On each host: a
-# POSIX sh, bash (for /ready probes over /dev/tcp), tar, and Java 17+ (raftline_java_home or on the PATH).
+# With raftline_tls: true in the inventory (as for the playbooks) every node also gets the release's
+# config/server-secure.properties (TLS and mTLS on every listener, the authorizer, super.users = the nodes and the
+# admin) and its certificates from raftline_tls_source_dir here (ca.pem, <host>.pem/.key, admin.pem/.key; made with
+# the release's `raftline certs` when missing and raftline_tls_generate is true), copied with scp; the CLI calls
+# speak as the admin and /ready is asked over HTTPS with the node's certificate (curl on the hosts). `deploy` again
+# copies changed certificates and restarts nothing: the nodes re-read them.
+#
+# Needs on this machine: bash, ssh, scp, tar, python3 with PyYAML (Debian: python3-yaml), and Java 17+ to make
+# certificates (raftline_tls_generate). On each host: a POSIX sh, bash (for /ready probes over /dev/tcp; with
+# raftline_tls, curl), tar, and Java 17+ (raftline_java_home or on the PATH).
 # The node runs under systemd (raftline.service from the release, with this host's paths) unless
 # raftline_service_manager is `process`: then the release's systemd/raftline-node.sh starts it with the same
 # command line, environment file and controlled stop as the unit.
@@ -25,7 +33,7 @@
 set -euo pipefail
 
 usage() {
-    sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -77,6 +85,8 @@ DEFAULTS = {
     "raftline_min_insync_replicas": 2, "raftline_replica_lag_time_max_ms": 30000, "raftline_extra_config": {},
     "raftline_cluster_id": "", "raftline_wait_retries": 90, "raftline_wait_delay": 2, "raftline_stop_timeout": 75,
     "ansible_user": "", "ansible_port": 22, "ansible_ssh_private_key_file": "", "ansible_ssh_common_args": "",
+    "raftline_tls": False, "raftline_tls_source_dir": "tls", "raftline_tls_generate": False,
+    "raftline_tls_control_java_home": None, "raftline_tls_admin": "admin", "raftline_tls_extra_super_users": [],
 }
 PLACEHOLDER = re.compile(r"@([A-Z_]+)@")
 
@@ -93,6 +103,11 @@ def walk(group, inherited, groups, hosts, name):
         groups.setdefault(name, []).append(host)
     for child, body in ((group or {}).get("children") or {}).items():
         walk(body, merged, groups, hosts, child)
+
+
+def truthy(value):
+    """Ansible's bool filter: true, yes, on, 1 (any case) are true."""
+    return str(value).strip().lower() in ("true", "yes", "on", "1", "y")
 
 
 def load(path):
@@ -124,6 +139,7 @@ def load(path):
         v.setdefault("raftline_log_dir", root + "/var/log/raftline")
         v.setdefault("raftline_log_dirs", [v["raftline_data_dir"] + "/logs"])
         v.setdefault("raftline_listen_host", v["address"])
+        v.setdefault("raftline_tls_dir", v["raftline_config_dir"] + "/tls")
         v["role"] = "combined" if v["voter"] and v["broker"] else ("quorum" if v["voter"] else "broker")
         out.append(v)
     ids = [int(h["raftline_node_id"]) for h in out]
@@ -136,6 +152,9 @@ def load(path):
         "controllers": ",".join("%s:%s" % (h["address"], first["raftline_controller_port"]) for h in out if h["voter"]),
         "bootstrap": ",".join("%s:%s" % (h["address"], first["raftline_broker_port"]) for h in out if h["broker"]),
         "broker_ids": [int(h["raftline_node_id"]) for h in out if h["broker"]],
+        "super_users": ";".join(["User:" + h["name"] for h in out] + ["User:" + str(first["raftline_tls_admin"])]
+                                + [u if str(u).startswith("User:") else "User:" + str(u)
+                                   for u in first["raftline_tls_extra_super_users"] or []]),
     }
     return out, cluster
 
@@ -145,14 +164,16 @@ def q(s):
 
 
 def cmd_hosts(path):
-    """One line per host, shell words: name address id role install config data log pidfile manager user."""
+    """One line per host, shell words: name address id role install config data log pidfile manager user group
+    logdirs metrics-port tls-dir."""
     hosts, _ = load(path)
     for h in hosts:
         print(" ".join(q(x) for x in (h["name"], h["address"], h["raftline_node_id"], h["role"],
                                        h["raftline_install_dir"], h["raftline_config_dir"], h["raftline_data_dir"],
                                        h["raftline_log_dir"], h["raftline_data_dir"] + "/raftline.pid",
                                        h["raftline_service_manager"], h["raftline_user"], h["raftline_group"],
-                                       " ".join(h["raftline_log_dirs"]), h["raftline_metrics_port"])))
+                                       " ".join(h["raftline_log_dirs"]), h["raftline_metrics_port"],
+                                       h["raftline_tls_dir"])))
 
 
 def cmd_settings(path):
@@ -169,6 +190,13 @@ def cmd_settings(path):
               "raftline_wait_retries", "raftline_wait_delay", "raftline_stop_timeout", "raftline_cluster_id",
               "raftline_keep_releases"):
         print("%s=%s" % (k, q(h[k])))
+    print("raftline_tls=%s" % (1 if truthy(h["raftline_tls"]) else 0))
+    print("raftline_tls_generate=%s" % (1 if truthy(h["raftline_tls_generate"]) else 0))
+    src = str(h["raftline_tls_source_dir"])
+    print("raftline_tls_source=%s" % q(src if os.path.isabs(src) else os.path.join(os.path.dirname(os.path.abspath(path)), src)))
+    java = h["raftline_tls_control_java_home"]
+    print("raftline_tls_control_java_home=%s" % q(h["raftline_java_home"] if java is None else java))
+    print("raftline_tls_admin=%s" % q(h["raftline_tls_admin"]))
     print("bootstrap=%s" % q(c["bootstrap"]))
     print("broker_ids=%s" % q(" ".join(str(i) for i in c["broker_ids"])))
 
@@ -209,6 +237,18 @@ def cmd_configs(path, templates, outdir):
         }
         text = "# Written by deploy/scripts/raftline-cluster.sh from server-%s.properties.\n" % h["role"]
         text += render(template, values)
+        if truthy(h["raftline_tls"]):
+            with open(os.path.join(templates, "server-secure.properties")) as f:
+                secure = f.read()
+            text += "# With raftline_tls: config/server-secure.properties, its files in %s.\n" % h["raftline_tls_dir"]
+            text += render(secure, {"TLS_DIR": h["raftline_tls_dir"], "NODE_NAME": h["name"],
+                                    "SUPER_USERS": c["super_users"]})
+            admin = str(h["raftline_tls_admin"])
+            with open(os.path.join(outdir, h["name"] + ".client.properties"), "w") as f:
+                f.write("# Written by deploy/scripts/raftline-cluster.sh: the admin principal (User:%s).\n" % admin)
+                f.write("security.protocol=SSL\nssl.truststore.location=%s/ca.pem\n" % h["raftline_tls_dir"])
+                f.write("ssl.certificate.location=%s/%s.pem\nssl.key.location=%s/%s.key\n"
+                        % (h["raftline_tls_dir"], admin, h["raftline_tls_dir"], admin))
         for k, v in (h["raftline_extra_config"] or {}).items():
             text += "%s=%s\n" % (k, v)
         with open(os.path.join(outdir, h["name"] + ".properties"), "w") as f:
@@ -275,7 +315,7 @@ hosts_lines=$(helper hosts "$inventory") || exit 1
 inventory_dir=$(cd "$(dirname "$inventory")" && pwd)
 
 # Host table, in inventory order.
-names=(); declare -A ADDR ID ROLE INSTALL CONF DATA LOGDIR PIDFILE MANAGER USER_ GROUP_ LOGDIRS METRICS
+names=(); declare -A ADDR ID ROLE INSTALL CONF DATA LOGDIR PIDFILE MANAGER USER_ GROUP_ LOGDIRS METRICS TLSDIR
 while IFS= read -r line; do
     eval "fields=($line)"
     n=${fields[0]}
@@ -283,7 +323,7 @@ while IFS= read -r line; do
     ADDR[$n]=${fields[1]}; ID[$n]=${fields[2]}; ROLE[$n]=${fields[3]}; INSTALL[$n]=${fields[4]}
     CONF[$n]=${fields[5]}; DATA[$n]=${fields[6]}; LOGDIR[$n]=${fields[7]}; PIDFILE[$n]=${fields[8]}
     MANAGER[$n]=${fields[9]}; USER_[$n]=${fields[10]}; GROUP_[$n]=${fields[11]}; LOGDIRS[$n]=${fields[12]}
-    METRICS[$n]=${fields[13]}
+    METRICS[$n]=${fields[13]}; TLSDIR[$n]=${fields[14]}
 done <<< "$hosts_lines"
 
 is_voter() { [[ ${ROLE[$1]} == quorum || ${ROLE[$1]} == combined ]]; }
@@ -310,12 +350,13 @@ copy_to() { # HOST LOCAL REMOTE
     timeout -k 5 600 scp -q "${scp_opts[@]}" -o BatchMode=yes -o ConnectTimeout=10 "$2" "$target:$3"
 }
 
-# The CLI on a host (the cluster's bootstrap), its stdout on ours.
+# The CLI on a host (the cluster's bootstrap; with TLS as the admin), its stdout on ours.
 cli_on() {
-    local host=$1
+    local host=$1 security=""
     shift
+    [[ $raftline_tls != 1 ]] || security="--command-config '${TLSDIR[$host]}/$raftline_tls_admin-client.properties'"
     on "$host" 120 "JAVA_HOME='$raftline_java_home' RAFTLINE_CLI_OPTS='-Xmx256m -XX:+UseSerialGC' \
-        '${INSTALL[$host]}/current/bin/raftline' $* --bootstrap-server '$bootstrap'"
+        '${INSTALL[$host]}/current/bin/raftline' $* $security --bootstrap-server '$bootstrap'"
 }
 
 # A host to run the CLI from that is not $1 (the node being restarted), else the first host.
@@ -344,7 +385,13 @@ wait_for() {
     done
 }
 
-ready() { # HOST: /ready answers 200 (asked from the host itself, bash's /dev/tcp: no curl needed there)
+ready() { # HOST: /ready answers 200 (asked from the host itself: bash's /dev/tcp, or with TLS curl and the node's files)
+    if [[ $raftline_tls == 1 ]]; then
+        local t=${TLSDIR[$1]}
+        on "$1" 20 "curl -sS -o /dev/null -w '%{http_code}\n' --max-time 10 --cacert '$t/ca.pem' --cert '$t/$1.pem' \
+            --key '$t/$1.key' 'https://${ADDR[$1]}:${METRICS[$1]}/ready'" | grep -qx '200'
+        return
+    fi
     on "$1" 20 "bash -c 'exec 3<>/dev/tcp/${ADDR[$1]}/${METRICS[$1]} && printf \"GET /ready HTTP/1.0\\r\\n\\r\\n\" >&3 \
         && head -n 1 <&3'" | grep -q ' 200'
 }
@@ -356,8 +403,62 @@ nothing_under_replicated() {
 voter_caught_up() { cli_on "$(cli_host "$1")" quorum status --output json | helper check voter-caught-up "${ID[$1]}"; }
 in_every_isr() { cli_on "$(cli_host "$1")" topics describe --output json | helper check in-isr "${ID[$1]}"; }
 
+# TLS: the files every host needs from raftline_tls_source here; the missing ones made with the release's own
+# `raftline certs` (unpacked from TARBALL into the stage) when raftline_tls_generate, else an error naming them.
+tls_prepare() {
+    local tb=$1 missing=() f h addr san
+    for f in ca.pem "$raftline_tls_admin.pem" "$raftline_tls_admin.key"; do
+        [[ -f "$raftline_tls_source/$f" ]] || missing+=("$f")
+    done
+    for h in "${names[@]}"; do
+        for f in "$h.pem" "$h.key"; do [[ -f "$raftline_tls_source/$f" ]] || missing+=("$f"); done
+    done
+    [[ ${#missing[@]} -gt 0 ]] || return 0
+    [[ $raftline_tls_generate == 1 ]] || die "$raftline_tls_source lacks ${missing[*]}: put them there (PEM; a node's \
+certificate valid for its address) or set raftline_tls_generate: true to make them with raftline certs"
+    log "make ${missing[*]} in $raftline_tls_source"
+    mkdir -p "$stage/dist" "$raftline_tls_source"
+    chmod 700 "$raftline_tls_source"
+    tar -xzf "$tb" -C "$stage/dist" --strip-components=1 --wildcards '*/bin/*' '*/lib/*' '*/config/*' \
+        || die "cannot unpack $tb to make certificates"
+    certs() { JAVA_HOME="$raftline_tls_control_java_home" RAFTLINE_CDS=off "$stage/dist/bin/raftline" certs "$@" >/dev/null; }
+    if [[ ! -f "$raftline_tls_source/ca.pem" ]]; then
+        certs ca --dir "$raftline_tls_source" || die "raftline certs ca failed"
+    fi
+    for h in "${names[@]}"; do
+        [[ ! -f "$raftline_tls_source/$h.pem" || ! -f "$raftline_tls_source/$h.key" ]] || continue
+        addr=${ADDR[$h]}
+        if [[ $addr =~ ^[0-9.]+$ || $addr == *:* ]]; then san=(--ip "$addr"); elif [[ $addr != "$h" ]]; then
+            san=(--dns "$addr"); else san=(); fi
+        certs issue --ca-dir "$raftline_tls_source" --name "$h" --dns "$h" ${san[@]+"${san[@]}"} \
+            --out-dir "$raftline_tls_source" || die "raftline certs issue --name $h failed"
+    done
+    if [[ ! -f "$raftline_tls_source/$raftline_tls_admin.pem" || ! -f "$raftline_tls_source/$raftline_tls_admin.key" ]]; then
+        certs issue --ca-dir "$raftline_tls_source" --name "$raftline_tls_admin" --out-dir "$raftline_tls_source" \
+            || die "raftline certs issue --name $raftline_tls_admin failed"
+    fi
+}
+
+# TLS: copies the CA bundle, the host's certificate and key and the admin's into its tls dir (each file uploaded
+# beside its place, then renamed over it, so the node never reads half of one; keys 0600, the node's owned by the
+# service user under systemd), and the admin's client config. Nothing is restarted: the node re-reads changed files.
+copy_certs() {
+    local h=$1 t=${TLSDIR[$1]} f
+    on "$h" 30 "mkdir -p '$t' && chmod 755 '$t'"
+    for f in ca.pem "$h.pem" "$h.key" "$raftline_tls_admin.pem" "$raftline_tls_admin.key"; do
+        copy_to "$h" "$raftline_tls_source/$f" "$t/.$f.new"
+    done
+    copy_to "$h" "$stage/configs/$h.client.properties" "$t/.$raftline_tls_admin-client.properties.new"
+    local owner=""
+    [[ ${MANAGER[$h]} != systemd ]] || owner="chown '${USER_[$h]}:${GROUP_[$h]}' '$t/.$h.key.new';"
+    on "$h" 30 "set -e; cd '$t'; chmod 644 .ca.pem.new '.$h.pem.new' '.$raftline_tls_admin.pem.new' \
+        '.$raftline_tls_admin-client.properties.new'; chmod 600 '.$h.key.new' '.$raftline_tls_admin.key.new'; $owner \
+        for f in ca.pem '$h.key' '$h.pem' '$raftline_tls_admin.key' '$raftline_tls_admin.pem' \
+            '$raftline_tls_admin-client.properties'; do mv -f \".\$f.new\" \"\$f\"; done"
+}
+
 # Install: unpack the tarball as releases/<name> (once) and point current at it; write the env file, the
-# config and (systemd) the unit with this host's paths.
+# config and (systemd) the unit with this host's paths; with TLS, copy the certificates.
 install_host() {
     local h=$1 release=$2 tb=$3
     local dir=${INSTALL[$h]}/releases/$release
@@ -374,6 +475,7 @@ install_host() {
         [ \"\$(readlink -f \"\$old\")\" = \"\$keep\" ] || rm -rf -- \"\$old\"; done"
     copy_to "$h" "$stage/configs/$h.properties" "${CONF[$h]}/server.properties"
     copy_to "$h" "$stage/configs/$h.env" "${CONF[$h]}/raftline.env"
+    if [[ $raftline_tls == 1 ]]; then copy_certs "$h"; fi
     if [[ ${MANAGER[$h]} == systemd ]]; then
         on "$h" 60 "set -e; getent group '${GROUP_[$h]}' >/dev/null || groupadd --system '${GROUP_[$h]}'; \
             id -u '${USER_[$h]}' >/dev/null 2>&1 || useradd --system --gid '${GROUP_[$h]}' --shell /usr/sbin/nologin \
@@ -397,6 +499,10 @@ install_all() { # TARBALL: every host in parallel, each one's output in the stag
     tar -xzf "$tb" -C "$stage/templates" --strip-components=2 --wildcards '*/config/server-*.properties' \
         || die "$tb has no config/server-*.properties: is it a Raftline distribution?"
     helper configs "$inventory" "$stage/templates" "$stage/configs" || exit 1
+    if [[ $raftline_tls == 1 ]]; then
+        [[ -f "$stage/templates/server-secure.properties" ]] || die "$tb has no config/server-secure.properties (raftline_tls)"
+        tls_prepare "$tb"
+    fi
     log "install $release on ${names[*]}"
     declare -A pids
     for h in "${names[@]}"; do

@@ -4,14 +4,28 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.raftline.common.tls.PemFiles;
+import io.raftline.common.tls.TlsFiles;
+import io.raftline.common.tls.TlsMaterial;
 import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import javax.net.ssl.KeyManager;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManager;
 
 /**
  * A cluster deployed onto {@link NetnsHosts} by deploy/ansible: writes the inventory (each host its own
@@ -27,15 +41,47 @@ final class DeployedCluster {
     private final List<Integer> brokers;
     private final Path inventory;
     private final Path dist;
+    private final boolean tls;
 
     DeployedCluster(NetnsHosts hosts, List<Integer> voters, List<Integer> brokers) throws IOException {
+        this(hosts, voters, brokers, false);
+    }
+
+    /**
+     * With {@code tls}, the inventory sets {@code raftline_tls} and {@code raftline_tls_generate}: the tooling makes
+     * the certificates in {@link #tlsDir()} and deploys TLS, mTLS and the authorizer; {@link #cli} then speaks as the
+     * admin ({@link #adminConfig()}).
+     */
+    DeployedCluster(NetnsHosts hosts, List<Integer> voters, List<Integer> brokers, boolean tls) throws IOException {
         this.hosts = hosts;
         this.voters = voters;
         this.brokers = brokers;
+        this.tls = tls;
         this.dist = Path.of(System.getProperty("raftline.dist", hosts.repo() + "/deploy/target/raftline-0.1.0-SNAPSHOT"))
             .toAbsolutePath().normalize();
         this.inventory = hosts.work().resolve("inventory.yml");
         Files.writeString(inventory, inventoryText());
+        if (tls) {
+            Files.writeString(adminConfig(), clientConfig("admin"));
+        }
+    }
+
+    /** The certificates on the control host (raftline_tls_source_dir). */
+    Path tlsDir() {
+        return hosts.work().resolve("tls");
+    }
+
+    /** The admin's client config on the control host. */
+    Path adminConfig() {
+        return hosts.work().resolve("admin-client.properties");
+    }
+
+    /** A client config (TLS, the CA of tlsDir()) presenting tlsDir()/NAME.pem: principal User:NAME. */
+    String clientConfig(String name) {
+        return "security.protocol=SSL\n"
+            + "ssl.truststore.location=" + tlsDir().resolve("ca.pem") + "\n"
+            + "ssl.certificate.location=" + tlsDir().resolve(name + ".pem") + "\n"
+            + "ssl.key.location=" + tlsDir().resolve(name + ".key") + "\n";
     }
 
     /** The tarball beside the unpacked distribution the build made. */
@@ -61,8 +107,13 @@ final class DeployedCluster {
             .append("    raftline_java_home: ").append(System.getProperty("java.home")).append('\n')
             .append("    raftline_replica_lag_time_max_ms: 5000\n")
             .append("    raftline_wait_delay: 1\n")
-            .append("    raftline_wait_retries: 150\n")
-            .append("  children:\n");
+            .append("    raftline_wait_retries: 150\n");
+        if (tls) {
+            sb.append("    raftline_tls: true\n")
+                .append("    raftline_tls_generate: true\n")
+                .append("    raftline_tls_source_dir: ").append(tlsDir()).append('\n');
+        }
+        sb.append("  children:\n");
         appendGroup(sb, "raftline_quorum", voters);
         appendGroup(sb, "raftline_brokers", brokers);
         return sb.toString();
@@ -107,15 +158,68 @@ final class DeployedCluster {
         return brokers;
     }
 
-    /** The distribution's bin/raftline, run inside host's namespace, with the cluster's bootstrap. */
+    /** The distribution's bin/raftline (its {@code certs} commands, run here). */
+    Path raftlineBin() {
+        return dist.resolve("bin/raftline");
+    }
+
+    /**
+     * The distribution's bin/raftline, run inside host's namespace, with the cluster's bootstrap (and with TLS, the
+     * admin's --command-config).
+     */
     ProcessBuilder cli(int host, String... args) {
-        List<String> cmd = new ArrayList<>(List.of(dist.resolve("bin/raftline").toString()));
+        return cliWith(host, tls ? adminConfig() : null, args);
+    }
+
+    /** As {@link #cli}, with the given --command-config, or none when null. */
+    ProcessBuilder cliWith(int host, Path commandConfig, String... args) {
+        List<String> cmd = new ArrayList<>(List.of(raftlineBin().toString()));
         cmd.addAll(List.of(args));
+        if (commandConfig != null) {
+            cmd.add("--command-config");
+            cmd.add(commandConfig.toString());
+        }
         cmd.add("--bootstrap-server");
         cmd.add(bootstrap());
         ProcessBuilder pb = hosts.inHost(host, cmd);
         pb.environment().put("RAFTLINE_CLI_OPTS", "-Xmx256m -XX:+UseSerialGC");
         return pb;
+    }
+
+    /** A TLS context that trusts tlsDir()/ca.pem and presents tlsDir()/NAME.pem, or no certificate when name is null. */
+    SSLContext sslContext(String name) throws GeneralSecurityException {
+        TlsFiles files = new TlsFiles(name == null ? null : tlsDir().resolve(name + ".pem"),
+            name == null ? null : tlsDir().resolve(name + ".key"), tlsDir().resolve("ca.pem"));
+        TlsMaterial material = TlsMaterial.load(files, Instant.now());
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(material.keyManager() == null ? null : new KeyManager[] {material.keyManager()},
+            new TrustManager[] {material.trustManager()}, null);
+        return context;
+    }
+
+    /**
+     * GET https://HOST:metrics/PATH with the context: the status code, or an IOException when the node refuses the
+     * TLS (with client authentication required, a client without a certificate learns it when it reads).
+     */
+    int https(int host, String path, SSLContext context) throws IOException, InterruptedException {
+        HttpClient http = HttpClient.newBuilder().sslContext(context).connectTimeout(Duration.ofSeconds(5)).build();
+        HttpRequest request = HttpRequest.newBuilder(URI.create("https://" + NetnsHosts.ip(host) + ":9095" + path))
+            .timeout(Duration.ofSeconds(10)).build();
+        return http.send(request, HttpResponse.BodyHandlers.discarding()).statusCode();
+    }
+
+    /** The certificate host's metrics listener presents now, in a handshake as the admin. */
+    X509Certificate presented(int host) throws IOException, GeneralSecurityException {
+        try (SSLSocket socket = (SSLSocket) sslContext("admin").getSocketFactory().createSocket(NetnsHosts.ip(host), 9095)) {
+            socket.setSoTimeout(5000);
+            socket.startHandshake();
+            return (X509Certificate) socket.getSession().getPeerCertificates()[0];
+        }
+    }
+
+    /** The first certificate of a PEM file (a node's own, before the CA's). */
+    static X509Certificate firstCertificate(Path pem) {
+        return PemFiles.certificates("certificate", pem).get(0);
     }
 
     NetnsHosts.Result run(int host, Duration timeout, String... args) {

@@ -16,15 +16,17 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * Every {@code raftline ...} line in a fenced code block of {@code docs/*.md} parses with the CLI: flags a doc
- * shows exist and take the values it gives. (What the commands do is tested where the feature is.)
+ * Every {@code raftline ...} line in a fenced code block of {@code docs/*.md} and {@code deploy/README.md} parses with
+ * the CLI: flags a doc shows exist and take the values it gives. A fence may be indented (inside a list item). (What
+ * the commands do is tested where the feature is.)
  */
 class DocCommandsTest {
 
     static List<String> fencedCommands(Path doc) throws IOException {
         List<String> out = new ArrayList<>();
         boolean inBlock = false;
-        for (String line : Files.readAllLines(doc, StandardCharsets.UTF_8)) {
+        for (String raw : Files.readAllLines(doc, StandardCharsets.UTF_8)) {
+            String line = raw.strip();
             if (line.startsWith("```")) {
                 inBlock = !inBlock;
             } else if (inBlock && line.startsWith("raftline ")) {
@@ -37,18 +39,28 @@ class DocCommandsTest {
 
     @Test
     void everyFencedCommandParses() throws Exception {
+        List<Path> docs;
+        try (Stream<Path> files = Files.list(Path.of("..", "docs"))) {
+            docs = new ArrayList<>(files.filter(p -> p.toString().endsWith(".md")).sorted().toList());
+        }
+        docs.add(Path.of("..", "deploy", "README.md"));
         List<String> all = new ArrayList<>();
-        try (Stream<Path> docs = Files.list(Path.of("..", "docs"))) {
-            for (Path doc : docs.filter(p -> p.toString().endsWith(".md")).sorted().toList()) {
-                for (String command : fencedCommands(doc)) {
-                    all.add(command);
-                    String[] args = command.substring("raftline ".length()).split(" +");
-                    StringWriter sink = new StringWriter();
-                    assertThatCode(() -> RaftlineCli.commandLine(new PrintWriter(sink), new PrintWriter(sink))
-                        .parseArgs(args)).as(doc.getFileName() + ": " + command).doesNotThrowAnyException();
+        List<String> deployGuide = new ArrayList<>();
+        for (Path doc : docs) {
+            for (String command : fencedCommands(doc)) {
+                all.add(command);
+                if (doc.endsWith(Path.of("deploy", "README.md"))) {
+                    deployGuide.add(command);
                 }
+                String[] args = command.substring("raftline ".length()).split(" +");
+                StringWriter sink = new StringWriter();
+                assertThatCode(() -> RaftlineCli.commandLine(new PrintWriter(sink), new PrintWriter(sink))
+                    .parseArgs(args)).as(doc + ": " + command).doesNotThrowAnyException();
             }
         }
         assertThat(all).anyMatch(c -> c.contains("flush") || c.contains("perf produce"));
+        // the deploy guide's security recipes are among them, the indented ones of its rotation steps too
+        assertThat(deployGuide).anyMatch(c -> c.startsWith("raftline acls add") && c.contains("--group billing"))
+            .anyMatch(c -> c.startsWith("raftline certs issue --ca-dir tls --name b1"));
     }
 }
