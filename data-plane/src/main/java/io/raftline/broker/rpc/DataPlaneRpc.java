@@ -210,11 +210,15 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             metrics.requestStarted("produce");
             Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
             CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended;
+            // acks other than these would be stored as acks=1: refused whole, as Kafka does
+            io.raftline.protocol.Error badAcks = request.getAcks() >= -1 && request.getAcks() <= 1 ? null
+                : error(ErrorCode.INVALID_REQUEST, "acks must be -1 (all), 0 or 1, not " + request.getAcks());
             try {
                 Map<TopicPartition, ReplicaManager.ProduceResult> refused = new LinkedHashMap<>();
                 for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
                     TopicPartition tp = new TopicPartition(pd.getTopic(), pd.getPartition());
-                    io.raftline.protocol.Error denied = authorizer.check(Operation.WRITE, ResourceType.TOPIC, pd.getTopic());
+                    io.raftline.protocol.Error denied = badAcks != null ? badAcks
+                        : authorizer.check(Operation.WRITE, ResourceType.TOPIC, pd.getTopic());
                     if (denied != null) {
                         // refused whole: nothing of this partition is appended
                         refused.put(tp, ReplicaManager.ProduceResult.failed(denied.getCode(), denied.getMessage()));
