@@ -13,6 +13,8 @@ import static org.quicktheories.generators.SourceDSL.lists;
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import io.raftline.broker.replica.ReplicaManagerFixture;
 import io.raftline.protocol.Error;
@@ -214,6 +216,46 @@ class HostileRequestsTest {
             }
             assertNothingChanged();
         });
+    }
+
+    /**
+     * A fetch that asks to wait as long as an int allows for more bytes than exist, from a client that then goes
+     * away: the broker does not keep it parked for the rest of those 24 days.
+     */
+    @Test
+    void aParkedFetchOfAClientThatWentAwayIsForgotten() throws Exception {
+        FetchRequest forever = FetchRequest.newBuilder().setReplicaId(-1).setMaxWaitMs(Integer.MAX_VALUE)
+            .setMinBytes(Integer.MAX_VALUE).setMaxBytes(Integer.MAX_VALUE)
+            .addPartitions(FetchRequest.FetchPartition.newBuilder().setTopic(ReplicaManagerFixture.TOPIC).setPartition(1)
+                .setFetchOffset(0).setPartitionMaxBytes(Integer.MAX_VALUE).setCurrentLeaderEpoch(-1)).build();
+        List<ClientCallStreamObserver<FetchRequest>> streams = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            CompletableFuture<ClientCallStreamObserver<FetchRequest>> stream = new CompletableFuture<>();
+            StreamObserver<FetchRequest> requests = async.fetch(new ClientResponseObserver<FetchRequest, FetchResponse>() {
+                @Override
+                public void beforeStart(ClientCallStreamObserver<FetchRequest> call) {
+                    stream.complete(call);
+                }
+
+                @Override
+                public void onNext(FetchResponse value) {
+                }
+
+                @Override
+                public void onError(Throwable t) {
+                }
+
+                @Override
+                public void onCompleted() {
+                }
+            });
+            requests.onNext(forever);
+            streams.add(stream.get(10, TimeUnit.SECONDS));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> parkedFetches() == 20);
+        streams.forEach(s -> s.cancel("the client went away", null));
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+            assertThat(parkedFetches()).as("fetches parked for clients that went away").isZero());
     }
 
     private int parkedFetches() {
