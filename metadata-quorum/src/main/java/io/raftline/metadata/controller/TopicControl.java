@@ -270,6 +270,15 @@ final class TopicControl {
             AlterConfigsResponse.newBuilder().setError(Errors.NONE).build());
     }
 
+    /** {@code name} is a registered broker's id as that broker looks its configs up: "3", not "03", "\u0663" or 2^40. */
+    private static boolean isBrokerId(MetadataImage image, String name) {
+        if (name.length() > 10 || !name.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return false;
+        }
+        long id = Long.parseLong(name);
+        return id <= Integer.MAX_VALUE && String.valueOf(id).equals(name) && image.broker((int) id).isPresent();
+    }
+
     private static String checkOp(MetadataImage image, AlterConfigsRequest.Op op, String value) {
         if (op.getResourceType() == ConfigResourceType.TOPIC) {
             TopicImage t = image.topic(op.getResourceName()).orElse(null);
@@ -286,8 +295,7 @@ final class TopicControl {
         }
         if (op.getResourceType() == ConfigResourceType.BROKER) {
             String name = op.getResourceName();
-            if (!name.isEmpty() && (!name.chars().allMatch(Character::isDigit)
-                || image.broker(Integer.parseInt(name)).isEmpty())) {
+            if (!name.isEmpty() && !isBrokerId(image, name)) {
                 return "unknown broker '" + name + "' (use '' for the cluster-wide default)";
             }
             if (ReplicationThrottleConfig.isKnown(op.getName())) {

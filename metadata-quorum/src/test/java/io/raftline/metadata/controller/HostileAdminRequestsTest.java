@@ -14,6 +14,7 @@ import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.TopicPartition;
 import io.raftline.protocol.acl.AclBinding;
 import io.raftline.protocol.acl.AclFilter;
+import io.raftline.protocol.controller.AlterConfigsRequest;
 import io.raftline.protocol.controller.AlterPartitionReassignmentsRequest;
 import io.raftline.protocol.controller.CreatableTopic;
 import io.raftline.protocol.controller.CreateAclsRequest;
@@ -150,6 +151,39 @@ class HostileAdminRequestsTest {
                 .anyMatch(r -> r.getName().equals("t") && r.getError().getCode() == ErrorCode.NONE);
             if (!grown || validateOnly) {
                 assertThat(ctx.topic("t").partitions()).as("partitions of t").hasSize(2);
+            }
+        });
+    }
+
+    /** Resource types include numbers no enum has; a refused request writes no config at all. */
+    @Test
+    void alterConfigs() {
+        Gen<Integer> types = Generate.pick(List.of(0, 1, 1, 2, 3, 4, 5, 99, -1));
+        Gen<String> resources = names().mix(Generate.pick(List.of("", "1", "4", "007", "03", "\u0663", "99999999999",
+            "alice", "<default>")), 30);
+        Gen<AlterConfigsRequest.Op> op = types.zip(resources, configs(), booleans().all(), (type, resource, config, delete) -> {
+                AlterConfigsRequest.Op.Builder b = AlterConfigsRequest.Op.newBuilder().setResourceTypeValue(type)
+                    .setResourceName(resource).setName(config.getKey());
+                if (!delete) {
+                    b.setValue(config.getValue());
+                }
+                return b.build();
+            });
+        qt().withFixedSeed(SEED).withExamples(400).forAll(some(op), booleans().all()).checkAssert((ops, validateOnly) -> {
+            ControllerTestContext ctx = cluster();
+            var result = decide(ctx, c -> c.alterConfigs(ctx.image, AlterConfigsRequest.newBuilder().addAllOps(ops)
+                .setValidateOnly(validateOnly).build()), validateOnly);
+            oneError(result.getError());
+            if (result.getError().getCode() != ErrorCode.NONE) {
+                assertThat(ctx.image).as("the image after a refused alter").isSameAs(baseline);
+            }
+            for (AlterConfigsRequest.Op o : ops) {
+                if (result.getError().getCode() == ErrorCode.NONE && o.getResourceTypeValue() == 2
+                    && !o.getResourceName().isEmpty()) {
+                    // stored for a broker by its id as that broker looks it up ("3", not "003" or "\u0663")
+                    assertThat(ctx.image.broker(Integer.parseInt(o.getResourceName())).map(b -> String.valueOf(b.id())))
+                        .as("the broker named by %s", o.getResourceName()).contains(o.getResourceName());
+                }
             }
         });
     }
