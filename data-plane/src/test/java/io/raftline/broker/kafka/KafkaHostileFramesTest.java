@@ -139,6 +139,18 @@ class KafkaHostileFramesTest {
         assertThat(fixture.partition(0).logEndOffset()).isEqualTo(before + 3);
     }
 
+    /** A produce whose acks is none of -1, 0, 1 is refused (INVALID_REQUIRED_ACKS, as Kafka) and stores nothing. */
+    @Test
+    void aProduceWithAcksOutsideTheThreeIsRefused() throws IOException {
+        for (short acks : new short[] {2, -2, Short.MAX_VALUE, Short.MIN_VALUE}) {
+            ProduceResponseData answer = produce(produceData(acks), 9);
+            assertThat(answer.responses().iterator().next().partitionResponses().get(0).errorCode()).as("acks %d", acks)
+                .isEqualTo(Errors.INVALID_REQUIRED_ACKS.code());
+        }
+        assertThat(fixture.partition(0).logEndOffset()).isZero();
+        awaitIdle();
+    }
+
     // ---------------------------------------------------------------------------------------------------------
 
     private record Frame(ApiKeys api, byte[] bytes) {
