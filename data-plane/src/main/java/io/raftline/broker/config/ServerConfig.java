@@ -247,7 +247,8 @@ public final class ServerConfig {
             props.load(reader);
         } catch (NoSuchFileException e) {
             throw new ConfigException("config file " + file + " does not exist");
-        } catch (IOException e) {
+        } catch (IOException | IllegalArgumentException e) {
+            // IllegalArgumentException: a malformed \\uXXXX escape
             throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
         }
         Map<String, String> map = new LinkedHashMap<>();

@@ -7,11 +7,16 @@ import static org.quicktheories.generators.SourceDSL.lists;
 import static org.quicktheories.generators.SourceDSL.strings;
 
 import io.raftline.common.config.ConfigException;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.quicktheories.core.Gen;
 import org.quicktheories.generators.Generate;
 
@@ -19,11 +24,15 @@ import org.quicktheories.generators.Generate;
  * Random server.properties: a valid node's keys, then some defined keys given hostile values (bad and out-of-range
  * numbers, bad booleans and enums, bad host:port lists and voters, unicode, control characters, 20,000-character
  * values) and unknown keys. Each is either a config whose every accessor answers (what the node reads at start), or
- * one {@link ConfigException} whose message names a config key; never another exception.
+ * one {@link ConfigException} whose message names a config key; never another exception. Files too: bytes a
+ * properties reader chokes on (a malformed backslash-u escape) are one ConfigException naming the file.
  */
 class ServerConfigHostileTest {
 
     private static final long SEED = 20261208L;
+
+    @TempDir
+    Path tmp;
 
     private static Map<String, String> valid() {
         Map<String, String> props = new LinkedHashMap<>();
@@ -99,6 +108,21 @@ class ServerConfigHostileTest {
         config.effectiveValues();
         for (String key : ServerConfig.DEF.names()) {
             config.get(key);
+        }
+    }
+
+    @Test
+    void aFileAPropertiesReaderChokesOnIsOneConfigExceptionNamingTheFile() throws IOException {
+        Path file = tmp.resolve("server.properties");
+        StringBuilder text = new StringBuilder();
+        valid().forEach((k, v) -> text.append(k).append('=').append(v).append('\n'));
+        text.append("broker.rack=rack\\u12G4\n");
+        Files.writeString(file, text, StandardCharsets.UTF_8);
+        try {
+            ServerConfig.load(file);
+            throw new AssertionError("a malformed escape was read");
+        } catch (ConfigException e) {
+            assertThat(e.getMessage()).contains(file.toString());
         }
     }
 }
