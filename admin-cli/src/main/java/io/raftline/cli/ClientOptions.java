@@ -90,7 +90,8 @@ public final class ClientOptions {
         if (commandConfig != null) {
             try (Reader reader = Files.newBufferedReader(commandConfig, StandardCharsets.UTF_8)) {
                 props.load(reader);
-            } catch (IOException e) {
+            } catch (IOException | IllegalArgumentException e) {
+                // IllegalArgumentException: a malformed backslash-u escape
                 throw new CliException("cannot read --command-config " + commandConfig + ": " + e.getMessage());
             }
         }

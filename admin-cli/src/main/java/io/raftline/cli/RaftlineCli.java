@@ -96,6 +96,7 @@ public final class RaftlineCli implements Callable<Integer> {
         cli.setOut(out);
         cli.setErr(err);
         cli.setExecutionExceptionHandler(new ErrorHandler());
+        cli.setParameterExceptionHandler(RaftlineCli::usageError);
         // picocli's own `help` command: every command's --help shows an example, this one too.
         cli.getSubcommands().get("help").getCommandSpec().usageMessage()
             .footer("", "Example:", "  raftline help topics create");
@@ -106,6 +107,21 @@ public final class RaftlineCli implements Callable<Integer> {
     public Integer call() {
         spec.commandLine().usage(spec.commandLine().getOut());
         return 0;
+    }
+
+    /**
+     * A command line that does not parse: one {@code error:} line that says why, picocli's suggestions or the usage
+     * of the command, exit 2 (CLI.md).
+     */
+    private static int usageError(CommandLine.ParameterException e, String[] args) {
+        CommandLine cmd = e.getCommandLine();
+        PrintWriter err = cmd.getErr();
+        err.println("error: " + e.getMessage());
+        if (!CommandLine.UnmatchedArgumentException.printSuggestions(e, err)) {
+            cmd.usage(err);
+        }
+        err.flush();
+        return cmd.getCommandSpec().exitCodeOnInvalidInput();
     }
 
     /** Turns a failure into the one {@code error:} line, with the trace only when --verbose was given. */

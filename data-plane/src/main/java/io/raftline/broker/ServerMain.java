@@ -55,6 +55,15 @@ public final class ServerMain {
             }
             return 1;
         });
+        // a command line that does not parse: one error line that says why, then the usage, exit 2 (as the CLI's)
+        cli.setParameterExceptionHandler((e, given) -> {
+            e.getCommandLine().getErr().println("error: " + e.getMessage());
+            if (!CommandLine.UnmatchedArgumentException.printSuggestions(e, e.getCommandLine().getErr())) {
+                e.getCommandLine().usage(e.getCommandLine().getErr());
+            }
+            e.getCommandLine().getErr().flush();
+            return e.getCommandLine().getCommandSpec().exitCodeOnInvalidInput();
+        });
         return cli.execute(args);
     }
 

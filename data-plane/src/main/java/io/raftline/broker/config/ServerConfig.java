@@ -65,9 +65,9 @@ public final class ServerConfig {
         .defineRequired(NODE_ID, INT, atLeast(0), "node", "This node's id, unique in the cluster.")
         .defineRequired(PROCESS_ROLES, LIST, all(nonEmptyList(), eachOf("broker", "controller")), "node",
             "The roles this process plays: broker, controller, or both (comma-separated).")
-        .define(LOG_DIRS, LIST, List.of("/tmp/raftline-logs"), nonEmptyList(), "node",
+        .define(LOG_DIRS, LIST, List.of("/tmp/raftline-logs"), all(nonEmptyList(), ServerConfig::paths), "node",
             "Directories holding the partition logs (comma-separated); new partitions go to the dir with the fewest.")
-        .define(METADATA_DIR, STRING, "/tmp/raftline-metadata", null, "node",
+        .define(METADATA_DIR, STRING, "/tmp/raftline-metadata", v -> paths(List.of(v)), "node",
             "Directory of a quorum node's Raft log and snapshots.")
         .define(BROKER_RACK, STRING, null, null, "node", "The rack of this broker, for rack-aware replica placement.")
         // Listeners
@@ -96,7 +96,7 @@ public final class ServerConfig {
         .define(QUORUM_VOTERS, STRING, "", ConfigDef.parses(QuorumVoters::parse), "quorum",
             "The voters as id@host:port of their quorum.listener, comma-separated. Seeds the quorum's first start; "
                 + "afterwards the membership in the Raft log wins.")
-        .define(CONTROLLER_BOOTSTRAP_SERVERS, LIST, null, null, "quorum",
+        .define(CONTROLLER_BOOTSTRAP_SERVERS, LIST, null, ConfigDef.eachHostPort(), "quorum",
             "host:port of the quorum nodes' controller.listener, for brokers to reach the controller. Defaults to each "
                 + "voter's host with its quorum port + 1.")
         .define("metadata.snapshot.records", LONG, 20_000L, atLeast(1), "quorum",
@@ -243,6 +243,18 @@ public final class ServerConfig {
         checkConsistency();
     }
 
+    /** A problem with any of these paths (a NUL character), else null: found here, not as a failed start. */
+    private static String paths(Object list) {
+        for (Object item : (List<?>) list) {
+            try {
+                Path.of(String.valueOf(item));
+            } catch (java.nio.file.InvalidPathException e) {
+                return "not a path: " + e.getReason();
+            }
+        }
+        return null;
+    }
+
     public static ServerConfig of(Map<String, String> props) {
         return new ServerConfig(props);
     }
@@ -253,7 +265,8 @@ public final class ServerConfig {
             props.load(reader);
         } catch (NoSuchFileException e) {
             throw new ConfigException("config file " + file + " does not exist");
-        } catch (IOException e) {
+        } catch (IOException | IllegalArgumentException e) {
+            // IllegalArgumentException: a malformed \\uXXXX escape
             throw new ConfigException("cannot read config file " + file + ": " + e.getMessage());
         }
         Map<String, String> map = new LinkedHashMap<>();

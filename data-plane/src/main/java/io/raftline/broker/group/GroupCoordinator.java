@@ -691,8 +691,28 @@ public final class GroupCoordinator {
         };
     }
 
+    /** An error with {@code message}, or when that is empty (most group answers) a sentence that says what the code means. */
     static Error error(ErrorCode code, String message) {
-        return Error.newBuilder().setCode(code).setMessage(message == null ? "" : message).build();
+        boolean blank = message == null || message.isBlank();
+        return Error.newBuilder().setCode(code).setMessage(!blank ? message : code == ErrorCode.NONE ? "" : meaning(code))
+            .build();
+    }
+
+    private static String meaning(ErrorCode code) {
+        return switch (code) {
+            case UNKNOWN_MEMBER_ID -> "the member id is not a member of the group";
+            case ILLEGAL_GENERATION -> "the generation is not the group's current one";
+            case REBALANCE_IN_PROGRESS -> "the group is rebalancing: rejoin";
+            case NOT_COORDINATOR -> "this broker does not coordinate the group: find its coordinator again";
+            case COORDINATOR_LOAD_IN_PROGRESS -> "the coordinator is still loading the group's offsets partition";
+            case COORDINATOR_NOT_AVAILABLE -> "the group's coordinator is not available (no offsets topic or no leader)";
+            case GROUP_ID_NOT_FOUND -> "no such group";
+            case NON_EMPTY_GROUP -> "the group still has members";
+            case INCONSISTENT_GROUP_PROTOCOL -> "the member's protocol type or protocols match none of the group's";
+            case INVALID_SESSION_TIMEOUT -> "the session timeout is outside group.min/max.session.timeout.ms";
+            case MEMBER_ID_REQUIRED -> "join again with the member id in this answer";
+            default -> code.name().toLowerCase(java.util.Locale.ROOT).replace('_', ' ');
+        };
     }
 
     private void run(Runnable body) {

@@ -57,6 +57,10 @@ public final class KafkaDataApis {
         if (produce.transactionalId() != null) {
             return CompletableFuture.completedFuture(produceError(produce, Errors.UNSUPPORTED_VERSION));
         }
+        if (produce.acks() < -1 || produce.acks() > 1) {
+            // else stored as acks=1
+            return CompletableFuture.completedFuture(produceError(produce, Errors.INVALID_REQUIRED_ACKS));
+        }
         Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
         for (ProduceRequestData.TopicProduceData t : produce.topicData()) {
             for (ProduceRequestData.PartitionProduceData p : t.partitionData()) {

@@ -48,17 +48,30 @@ public final class MetricsServer implements AutoCloseable {
             t.setDaemon(true);
             return t;
         }));
-        server.createContext("/metrics", exchange -> respond(exchange, 200, registry.scrape(),
-            "text/plain; version=0.0.4; charset=utf-8"));
-        server.createContext("/health", exchange -> respond(exchange, 200, "ok\n", "text/plain"));
-        server.createContext("/ready", exchange -> {
+        server.createContext("/metrics", reading(exchange -> respond(exchange, 200, registry.scrape(),
+            "text/plain; version=0.0.4; charset=utf-8")));
+        server.createContext("/health", reading(exchange -> respond(exchange, 200, "ok\n", "text/plain")));
+        server.createContext("/ready", reading(exchange -> {
             String reason = notReadyReason.get();
             if (reason == null) {
                 respond(exchange, 200, "ready\n", "text/plain");
             } else {
                 respond(exchange, 503, "not ready: " + reason + "\n", "text/plain");
             }
-        });
+        }));
+    }
+
+    /** {@code handler} for GET and HEAD; any other method is 405 (these paths only read). */
+    private static HttpHandler reading(HttpHandler handler) {
+        return exchange -> {
+            String method = exchange.getRequestMethod();
+            if (method.equals("GET") || method.equals("HEAD")) {
+                handler.handle(exchange);
+            } else {
+                exchange.getResponseHeaders().set("Allow", "GET, HEAD");
+                respond(exchange, 405, "method " + method + " not allowed: GET or HEAD\n", "text/plain");
+            }
+        };
     }
 
     private static HttpsServer https(InetSocketAddress address, SSLContext tls, SecurityConfig.ClientAuth clientAuth)
@@ -96,9 +109,12 @@ public final class MetricsServer implements AutoCloseable {
     private static void respond(HttpExchange exchange, int status, String body, String contentType) throws IOException {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", contentType);
-        exchange.sendResponseHeaders(status, bytes.length);
+        boolean head = exchange.getRequestMethod().equals("HEAD");
+        exchange.sendResponseHeaders(status, head ? -1 : bytes.length);
         try (OutputStream out = exchange.getResponseBody()) {
-            out.write(bytes);
+            if (!head) {
+                out.write(bytes);
+            }
         }
     }
 

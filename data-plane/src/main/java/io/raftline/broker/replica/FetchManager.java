@@ -105,6 +105,12 @@ public final class FetchManager implements AutoCloseable {
         }
         delayed.timeout = scheduler.schedule(() -> wakeups.execute(() -> delayed.tryComplete(true)),
             request.maxWaitMs(), TimeUnit.MILLISECONDS);
+        // Cancelled by a caller that went away: no longer parked or waited for.
+        future.whenComplete((v, e) -> {
+            if (future.isCancelled() && delayed.done.compareAndSet(false, true)) {
+                delayed.unregister();
+            }
+        });
         return future;
     }
 

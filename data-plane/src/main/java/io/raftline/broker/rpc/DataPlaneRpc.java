@@ -210,11 +210,15 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             metrics.requestStarted("produce");
             Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
             CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended;
+            // acks other than these would be stored as acks=1: refused whole, as Kafka does
+            io.raftline.protocol.Error badAcks = request.getAcks() >= -1 && request.getAcks() <= 1 ? null
+                : error(ErrorCode.INVALID_REQUEST, "acks must be -1 (all), 0 or 1, not " + request.getAcks());
             try {
                 Map<TopicPartition, ReplicaManager.ProduceResult> refused = new LinkedHashMap<>();
                 for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
                     TopicPartition tp = new TopicPartition(pd.getTopic(), pd.getPartition());
-                    io.raftline.protocol.Error denied = authorizer.check(Operation.WRITE, ResourceType.TOPIC, pd.getTopic());
+                    io.raftline.protocol.Error denied = badAcks != null ? badAcks
+                        : authorizer.check(Operation.WRITE, ResourceType.TOPIC, pd.getTopic());
                     if (denied != null) {
                         // refused whole: nothing of this partition is appended
                         refused.put(tp, ReplicaManager.ProduceResult.failed(denied.getCode(), denied.getMessage()));
@@ -413,6 +417,9 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
         // when one is answered. Consumers and followers send one at a time, so this only bounds a misbehaving client.
         call.disableAutoRequest();
         call.request(limits.fetchInFlightPerStream());
+        // A client that goes away takes its parked fetches with it (else each waits out its max_wait_ms).
+        java.util.Set<CompletableFuture<?>> parked = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        call.setOnCancelHandler(() -> parked.forEach(f -> f.cancel(false)));
         return new StreamObserver<>() {
             @Override
             public void onNext(FetchRequest request) {
@@ -455,8 +462,17 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 FetchManager.Request fetch = new FetchManager.Request(request.getReplicaId(), request.getReplicaEpoch(),
                     request.getMaxWaitMs(), request.getMinBytes(), maxBytes, parts);
                 CompletableFuture<List<FetchManager.PartitionData>> fetched = replicaManager.fetchManager().fetch(fetch);
+                parked.add(fetched);
+                if (call.isCancelled()) {
+                    fetched.cancel(false);
+                }
                 long localDoneNs = SystemTime.INSTANCE.nanoseconds();
                 fetched.whenComplete((data, err) -> {
+                    parked.remove(fetched);
+                    if (fetched.isCancelled()) {
+                        metrics.requestDone(api);
+                        return;
+                    }
                     long remoteDoneNs = SystemTime.INSTANCE.nanoseconds();
                     metrics.recordPhase(api, BrokerMetrics.Phase.LOCAL, localDoneNs - startNs);
                     metrics.recordPhase(api, BrokerMetrics.Phase.REMOTE, Math.max(0, remoteDoneNs - localDoneNs));

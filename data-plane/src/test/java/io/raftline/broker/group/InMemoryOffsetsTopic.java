@@ -23,7 +23,7 @@ import java.util.function.Consumer;
  * would, shared by every coordinator of a test (as if replicated). Appends complete at once unless held; the next
  * append can be made to fail.
  */
-final class InMemoryOffsetsTopic implements OffsetsTopic {
+public final class InMemoryOffsetsTopic implements OffsetsTopic {
 
     private final int partitionCount;
     private final Map<Integer, List<ByteBuffer>> logs = new HashMap<>();
@@ -37,7 +37,7 @@ final class InMemoryOffsetsTopic implements OffsetsTopic {
     private ErrorCode failNext;
     private int ensureExistsCalls;
 
-    InMemoryOffsetsTopic(int partitionCount) {
+    public InMemoryOffsetsTopic(int partitionCount) {
         this.partitionCount = partitionCount;
     }
 
@@ -66,7 +66,7 @@ final class InMemoryOffsetsTopic implements OffsetsTopic {
         return ensureExistsCalls;
     }
 
-    synchronized void setLeader(int partition, int brokerId) {
+    public synchronized void setLeader(int partition, int brokerId) {
         leaders.put(partition, brokerId);
     }
 

@@ -52,12 +52,14 @@ final class TopicControl {
         CreateTopicsResponse.Builder resp = CreateTopicsResponse.newBuilder().setError(Errors.NONE);
         Set<String> names = new HashSet<>(image.topicIdsByName().keySet());
         ReplicaPlacer placer = new ReplicaPlacer(image);
+        int budget = MAX_NEW_PARTITIONS;
         for (CreatableTopic topic : request.getTopicsList()) {
             CreateTopicsResponse.Result.Builder r = CreateTopicsResponse.Result.newBuilder().setName(topic.getName());
             List<MetadataRecord> topicRecords = new ArrayList<>();
-            Error err = createOne(image, topic, names, placer, topicRecords, r);
+            Error err = createOne(image, topic, names, placer, topicRecords, r, budget);
             r.setError(err);
             if (err.getCode() == ErrorCode.NONE) {
+                budget -= r.getNumPartitions();
                 names.add(topic.getName());
                 if (!request.getValidateOnly()) {
                     records.addAll(topicRecords);
@@ -68,8 +70,21 @@ final class TopicControl {
         return ControllerResult.of(records, resp.build());
     }
 
+    /**
+     * The most partitions one request may add, over all its topics: each is a record of the one entry that holds the
+     * change, so a create of a billion partitions must be refused, not placed (Kafka bounds the records of one
+     * controller operation to 10,000 alike).
+     */
+    static final int MAX_NEW_PARTITIONS = 10_000;
+
+    private static Error tooManyPartitions(int asked, int budget) {
+        return Errors.of(ErrorCode.INVALID_PARTITIONS, "one request may add at most " + MAX_NEW_PARTITIONS
+            + " partitions; this one asks for " + asked + (budget < MAX_NEW_PARTITIONS ? " more, with room for " + budget
+            + " left" : ""));
+    }
+
     private Error createOne(MetadataImage image, CreatableTopic topic, Set<String> names, ReplicaPlacer placer,
-                            List<MetadataRecord> out, CreateTopicsResponse.Result.Builder r) {
+                            List<MetadataRecord> out, CreateTopicsResponse.Result.Builder r, int budget) {
         String name = topic.getName();
         boolean internal = name.equals(TopicNames.CONSUMER_OFFSETS);
         var bad = TopicNames.validate(name);
@@ -107,6 +122,9 @@ final class TopicControl {
                 return Errors.of(ErrorCode.INVALID_REQUEST, "with explicit assignments, partitions and replication factor"
                     + " must be -1");
             }
+            if (topic.getAssignmentsCount() > budget) {
+                return tooManyPartitions(topic.getAssignmentsCount(), budget);
+            }
             assignment = new ArrayList<>();
             for (int i = 0; i < topic.getAssignmentsCount(); i++) {
                 CreatableTopic.Assignment a = topic.getAssignments(i);
@@ -128,6 +146,9 @@ final class TopicControl {
             int rf = topic.getReplicationFactor() == -1 ? config.defaultReplicationFactor() : topic.getReplicationFactor();
             if (partitions < 1) {
                 return Errors.of(ErrorCode.INVALID_PARTITIONS, "number of partitions must be at least 1, got " + partitions);
+            }
+            if (partitions > budget) {
+                return tooManyPartitions(partitions, budget);
             }
             if (rf < 1) {
                 return Errors.of(ErrorCode.INVALID_REPLICATION_FACTOR, "replication factor must be at least 1, got " + rf);
@@ -196,6 +217,7 @@ final class TopicControl {
         CreatePartitionsResponse.Builder resp = CreatePartitionsResponse.newBuilder().setError(Errors.NONE);
         ReplicaPlacer placer = new ReplicaPlacer(image);
         Set<String> done = new HashSet<>();
+        int budget = MAX_NEW_PARTITIONS;
         for (CreatePartitionsRequest.Topic req : request.getTopicsList()) {
             CreatePartitionsResponse.Result.Builder r = CreatePartitionsResponse.Result.newBuilder().setName(req.getName())
                 .setError(Errors.NONE);
@@ -210,7 +232,10 @@ final class TopicControl {
             } else if (req.getCount() <= t.numPartitions()) {
                 r.setError(Errors.of(ErrorCode.INVALID_PARTITIONS, "topic '" + t.name() + "' has " + t.numPartitions()
                     + " partitions; partitions only grow, so the new count must be larger than that, got " + req.getCount()));
+            } else if ((long) req.getCount() - t.numPartitions() > budget) {
+                r.setError(tooManyPartitions(req.getCount() - t.numPartitions(), budget));
             } else {
+                budget -= req.getCount() - t.numPartitions();
                 int rf = t.partition(0).replicas().size();
                 if (rf > placer.usableBrokers()) {
                     r.setError(Errors.of(ErrorCode.INVALID_REPLICATION_FACTOR, "replication factor " + rf
@@ -245,6 +270,15 @@ final class TopicControl {
             AlterConfigsResponse.newBuilder().setError(Errors.NONE).build());
     }
 
+    /** {@code name} is a registered broker's id as that broker looks its configs up: "3", not "03", "\u0663" or 2^40. */
+    private static boolean isBrokerId(MetadataImage image, String name) {
+        if (name.length() > 10 || !name.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            return false;
+        }
+        long id = Long.parseLong(name);
+        return id <= Integer.MAX_VALUE && String.valueOf(id).equals(name) && image.broker((int) id).isPresent();
+    }
+
     private static String checkOp(MetadataImage image, AlterConfigsRequest.Op op, String value) {
         if (op.getResourceType() == ConfigResourceType.TOPIC) {
             TopicImage t = image.topic(op.getResourceName()).orElse(null);
@@ -261,8 +295,7 @@ final class TopicControl {
         }
         if (op.getResourceType() == ConfigResourceType.BROKER) {
             String name = op.getResourceName();
-            if (!name.isEmpty() && (!name.chars().allMatch(Character::isDigit)
-                || image.broker(Integer.parseInt(name)).isEmpty())) {
+            if (!name.isEmpty() && !isBrokerId(image, name)) {
                 return "unknown broker '" + name + "' (use '' for the cluster-wide default)";
             }
             if (ReplicationThrottleConfig.isKnown(op.getName())) {

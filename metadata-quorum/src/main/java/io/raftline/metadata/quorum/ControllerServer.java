@@ -166,6 +166,9 @@ public final class ControllerServer implements Closeable {
         if (cause instanceof NotControllerException) {
             return Errors.of(ErrorCode.NOT_CONTROLLER, cause.getMessage());
         }
+        if (cause instanceof RequestTooLargeException) {
+            return Errors.of(ErrorCode.INVALID_REQUEST, cause.getMessage());
+        }
         LOG.error("controller request failed", cause);
         return Errors.of(ErrorCode.UNKNOWN, String.valueOf(cause));
     }

@@ -64,6 +64,12 @@ final class WritePipeline {
      * @param thread    the owner's event thread, where completions run
      * @param onFailure told (on the event thread) after a failed append reset the pipeline
      */
+    /**
+     * The most bytes of records one decision may append as its entry (Kafka bounds a KRaft batch to 8 MiB alike): a
+     * 40 MiB ACL name made the leader lose its leadership while appending it, again at each retry.
+     */
+    static final int MAX_ENTRY_BYTES = 8 << 20;
+
     WritePipeline(Supplier<MetadataImage> committed, Appender appender, Executor thread, int maxInFlight, Runnable onFailure) {
         if (maxInFlight < 1) {
             throw new IllegalArgumentException("maxInFlight must be >= 1, got " + maxInFlight);
@@ -173,6 +179,12 @@ final class WritePipeline {
         MetadataImage after;
         try {
             result = w.decision().apply(image);
+            long bytes = result.records().stream().mapToLong(r -> r.getSerializedSize()).sum();
+            if (bytes > MAX_ENTRY_BYTES) {
+                w.future().completeExceptionally(new RequestTooLargeException("the change would write " + bytes
+                    + " bytes of metadata in one entry; one request may write at most " + MAX_ENTRY_BYTES));
+                return;
+            }
             if (result.records().isEmpty()) {
                 T answer = result.response().apply(image);
                 if (inFlight.isEmpty()) {

@@ -126,6 +126,30 @@ class WritePipelineTest {
         return f.join().response().getTopics(0).getError().getCode();
     }
 
+    /**
+     * An ACL whose resource name is 9 MiB (a create-acls request of that size fits the controller's 64 MiB bound):
+     * refused before anything is appended, answered INVALID_REQUEST, and the next write goes through. Unbounded, a
+     * 40 MiB one made a 3-node quorum's leader lose its leadership while appending it, again at each retry.
+     */
+    @Test
+    void aDecisionWhoseRecordsAreAboveTheEntryBoundIsRefusedBeforeItIsAppended() {
+        io.raftline.protocol.acl.AclBinding huge = io.raftline.protocol.acl.AclBinding.newBuilder().setPrincipal("User:a")
+            .setHost("*").setResourceType(io.raftline.protocol.acl.ResourceType.TOPIC).setResourceName("x".repeat(9 << 20))
+            .setPatternType(io.raftline.protocol.acl.PatternType.LITERAL).setOperation(io.raftline.protocol.acl.Operation.READ)
+            .setPermission(io.raftline.protocol.acl.Permission.ALLOW).build();
+        long before = nextIndex;
+        var refused = submit(image -> controller.createAcls(image, io.raftline.protocol.controller.CreateAclsRequest
+            .newBuilder().addBindings(huge).build()), false);
+        assertThat(refused).isCompletedExceptionally();
+        assertThat(nextIndex).as("entries appended").isEqualTo(before);
+        Throwable why = refused.handle((c, e) -> e).join();
+        assertThat(ControllerServer.errorOf(why).getCode()).isEqualTo(ErrorCode.INVALID_REQUEST);
+        assertThat(ControllerServer.errorOf(why).getMessage()).contains("at most " + WritePipeline.MAX_ENTRY_BYTES);
+        var next = submit(create(controller, "after"), false);
+        commitAll();
+        assertThat(code(next)).isEqualTo(ErrorCode.NONE);
+    }
+
     @Test
     void severalWritesAreInFlightAndEachIsDecidedOnThePreviousOnes() {
         long before = nextIndex;
