@@ -53,7 +53,8 @@ public final class ConsumerConfig extends AbstractConfig {
         .define(SESSION_TIMEOUT_MS_CONFIG, Type.INT, 45_000, "Group session timeout")
         .define(HEARTBEAT_INTERVAL_MS_CONFIG, Type.INT, 3000, "Group heartbeat interval")
         .define(MAX_POLL_INTERVAL_MS_CONFIG, Type.INT, 300_000, ConfigDef.atLeast(1), "Longest time between polls in a group")
-        .define(PARTITION_ASSIGNMENT_STRATEGY_CONFIG, Type.LIST, "range,cooperative-sticky", "Group assignors, in preference order")
+        .define(PARTITION_ASSIGNMENT_STRATEGY_CONFIG, Type.LIST, "range,cooperative-sticky", ConsumerConfig::knownAssignors,
+            "Group assignors, in preference order")
         .define(AUTO_OFFSET_RESET_CONFIG, Type.STRING, "latest", ConfigDef.oneOfIgnoringCase("earliest", "latest", "none"),
             "Where to start when there is no valid position")
         .define(MAX_POLL_RECORDS_CONFIG, Type.INT, 500, ConfigDef.atLeast(1), "The most records one poll returns")
@@ -80,5 +81,17 @@ public final class ConsumerConfig extends AbstractConfig {
     /** Every consumer key, for documentation and tools. */
     public static ConfigDef configDef() {
         return CONFIG;
+    }
+
+    /** A {@code partition.assignment.strategy} whose every name is an assignor this client has (else why not). */
+    private static String knownAssignors(Object value) {
+        for (Object name : (java.util.List<?>) value) {
+            try {
+                io.raftline.client.consumer.assignor.ConsumerPartitionAssignor.forName(String.valueOf(name));
+            } catch (IllegalArgumentException e) {
+                return e.getMessage();
+            }
+        }
+        return null;
     }
 }
