@@ -310,7 +310,7 @@ class HostileRequestsTest {
     }
 
     /** The call's answer; an RPC failure other than a clear refusal (UNKNOWN, INTERNAL: an exception) fails. */
-    private static <T> T unary(Supplier<T> call) {
+    static <T> T unary(Supplier<T> call) {
         try {
             return call.get();
         } catch (StatusRuntimeException e) {
