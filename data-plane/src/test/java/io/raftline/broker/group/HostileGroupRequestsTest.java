@@ -3,6 +3,7 @@ package io.raftline.broker.group;
 import static io.raftline.broker.rpc.HostileValues.ints;
 import static io.raftline.broker.rpc.HostileValues.longs64;
 import static io.raftline.broker.rpc.HostileValues.names;
+import static io.raftline.broker.rpc.HostileValues.oneError;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.QuickTheory.qt;
 import static org.quicktheories.generators.SourceDSL.booleans;
@@ -19,6 +20,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.inprocess.InProcessChannelBuilder;
 import io.grpc.inprocess.InProcessServerBuilder;
 import io.grpc.stub.StreamObserver;
+import io.raftline.broker.rpc.StreamAnswers;
 import io.raftline.broker.security.RequestAuthorizer;
 import io.raftline.protocol.Error;
 import io.raftline.protocol.ErrorCode;
@@ -230,21 +232,7 @@ class HostileGroupRequestsTest {
     private <Q, R extends Message> void answered(BiConsumer<Q, StreamObserver<R>> call, Q request,
                                                 BiConsumer<R, Boolean> check) {
         CompletableFuture<R> answer = new CompletableFuture<>();
-        call.accept(request, new StreamObserver<>() {
-            @Override
-            public void onNext(R value) {
-                answer.complete(value);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                answer.completeExceptionally(t);
-            }
-
-            @Override
-            public void onCompleted() {
-            }
-        });
+        call.accept(request, StreamAnswers.into(answer));
         R response = null;
         for (int round = 0; round < 50 && response == null; round++) {
             try {
@@ -261,15 +249,6 @@ class HostileGroupRequestsTest {
         }
         assertThat(response).as("an answer to %s", request).isNotNull();
         check.accept(response, false);
-    }
-
-    private static void oneError(Error error) {
-        if (error.getCode() == ErrorCode.NONE) {
-            return;
-        }
-        assertThat(error.getCode()).as("an error code for bad input: %s", error.getMessage())
-            .isNotIn(ErrorCode.UNKNOWN, ErrorCode.UNRECOGNIZED);
-        assertThat(error.getMessage()).as("the message of %s", error.getCode()).isNotBlank();
     }
 
     private static byte[] toBytes(List<Integer> values) {

@@ -3,25 +3,20 @@ package io.raftline.broker.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.raftline.broker.group.ExecutorGroupScheduler;
 import io.raftline.broker.group.GroupConfig;
 import io.raftline.broker.group.GroupCoordinator;
 import io.raftline.broker.group.InMemoryOffsetsTopic;
-import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.ReplicaManagerFixture;
 import io.raftline.broker.rpc.BrokerRpcService;
-import io.raftline.broker.rpc.ProducerIdManager;
-import io.raftline.broker.rpc.RequestLimits;
+import io.raftline.broker.rpc.BrokerServiceFixture;
 import io.raftline.broker.rpc.ServedImage;
 import io.raftline.broker.security.RequestAuthorizer;
 import io.raftline.common.SystemTime;
 import io.raftline.common.config.HostPort;
-import io.raftline.metadata.client.ControllerChannel;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.nio.ByteBuffer;
@@ -30,9 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.message.CreateTopicsRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
@@ -77,7 +70,7 @@ class KafkaHostileFramesTest {
 
     private ReplicaManagerFixture fixture;
     private BrokerRpcService service;
-    private ControllerChannel controller;
+    private BrokerServiceFixture brokerService;
     private ExecutorGroupScheduler groupScheduler;
     private GroupCoordinator coordinator;
     private KafkaListener listener;
@@ -85,16 +78,9 @@ class KafkaHostileFramesTest {
     @BeforeEach
     void start() {
         fixture = new ReplicaManagerFixture(tmp, 2, List.of(1), List.of(1));
-        BrokerMetrics metrics = new BrokerMetrics(new SimpleMeterRegistry(), fixture.replicaManager, () -> 0, () -> 0,
-            fixture.time);
-        ServedImage served = new ServedImage();
-        served.publish(fixture.replicaManager.image());
-        // no controller listens there: forwarded admin requests fail after 300 ms, as with a controller unreachable
-        controller = new ControllerChannel(List.of(new InetSocketAddress("127.0.0.1", 1)), SystemTime.INSTANCE, 300);
-        ProducerIdManager producerIds = new ProducerIdManager(r -> CompletableFuture.failedFuture(
-            new IllegalStateException("no controller")), () -> 1, () -> 1);
-        service = new BrokerRpcService(fixture.replicaManager, metrics, controller, producerIds, Map.of(), false, served,
-            served, new RequestLimits(5, 20, 1 << 20, 5, 1 << 20), p -> true, "fuzz-cluster", RequestAuthorizer.OFF, null);
+        brokerService = new BrokerServiceFixture(fixture);
+        service = brokerService.service;
+        ServedImage served = brokerService.served;
         InMemoryOffsetsTopic offsets = new InMemoryOffsetsTopic(1);
         offsets.setLeader(0, 1);
         groupScheduler = new ExecutorGroupScheduler("fuzz-groups");
@@ -112,7 +98,7 @@ class KafkaHostileFramesTest {
         listener.close();
         coordinator.shutdown();
         groupScheduler.close();
-        controller.close();
+        brokerService.close();
         fixture.close();
     }
 

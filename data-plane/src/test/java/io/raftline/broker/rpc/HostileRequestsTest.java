@@ -4,6 +4,7 @@ import static io.raftline.broker.rpc.HostileValues.counts;
 import static io.raftline.broker.rpc.HostileValues.ints;
 import static io.raftline.broker.rpc.HostileValues.longs64;
 import static io.raftline.broker.rpc.HostileValues.names;
+import static io.raftline.broker.rpc.HostileValues.oneError;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 import static org.quicktheories.QuickTheory.qt;
@@ -17,7 +18,6 @@ import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import io.raftline.broker.replica.ReplicaManagerFixture;
-import io.raftline.protocol.Error;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.TopicPartition;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
@@ -309,18 +309,8 @@ class HostileRequestsTest {
         return replicaIds();
     }
 
-    /** Either no error, or one code other than UNKNOWN with a message saying what. */
-    private static void oneError(Error error) {
-        if (error.getCode() == ErrorCode.NONE) {
-            return;
-        }
-        assertThat(error.getCode()).as("an error code for bad input, not an unexpected failure: %s", error.getMessage())
-            .isNotIn(ErrorCode.UNKNOWN, ErrorCode.UNRECOGNIZED);
-        assertThat(error.getMessage()).as("the message of %s", error.getCode()).isNotBlank();
-    }
-
     /** The call's answer; an RPC failure other than a clear refusal (UNKNOWN, INTERNAL: an exception) fails. */
-    private static <T> T unary(Supplier<T> call) {
+    static <T> T unary(Supplier<T> call) {
         try {
             return call.get();
         } catch (StatusRuntimeException e) {
@@ -359,22 +349,7 @@ class HostileRequestsTest {
     /** Sends one request on a stream of its own and returns its answer (failing if the stream ends without one). */
     private static <Q, R> R once(java.util.function.Function<StreamObserver<R>, StreamObserver<Q>> open, Q request) {
         CompletableFuture<R> answer = new CompletableFuture<>();
-        StreamObserver<Q> requests = open.apply(new StreamObserver<>() {
-            @Override
-            public void onNext(R value) {
-                answer.complete(value);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                answer.completeExceptionally(t);
-            }
-
-            @Override
-            public void onCompleted() {
-                answer.completeExceptionally(new IllegalStateException("the stream ended without an answer"));
-            }
-        });
+        StreamObserver<Q> requests = open.apply(StreamAnswers.into(answer));
         requests.onNext(request);
         try {
             return unary(() -> {

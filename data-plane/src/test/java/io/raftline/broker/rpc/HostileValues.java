@@ -1,9 +1,12 @@
 package io.raftline.broker.rpc;
 
+import static org.assertj.core.api.Assertions.assertThat;
 import static org.quicktheories.generators.SourceDSL.integers;
 import static org.quicktheories.generators.SourceDSL.longs;
 import static org.quicktheories.generators.SourceDSL.strings;
 
+import io.raftline.protocol.Error;
+import io.raftline.protocol.ErrorCode;
 import java.util.List;
 import org.quicktheories.core.Gen;
 import org.quicktheories.generators.Generate;
@@ -48,5 +51,15 @@ public final class HostileValues {
     /** One of {@code n} counts of repeated fields: mostly few, sometimes none, sometimes many. */
     public static Gen<Integer> counts(int many) {
         return Generate.pick(List.of(0, 1, 1, 2, 3)).mix(integers().between(0, many), 20);
+    }
+
+    /** The check on every error a hostile request gets: none, or one code other than UNKNOWN with a message. */
+    public static void oneError(Error error) {
+        if (error.getCode() == ErrorCode.NONE) {
+            return;
+        }
+        assertThat(error.getCode()).as("an error code for bad input, not an unexpected failure: %s", error.getMessage())
+            .isNotIn(ErrorCode.UNKNOWN, ErrorCode.UNRECOGNIZED);
+        assertThat(error.getMessage()).as("the message of %s", error.getCode()).isNotBlank();
     }
 }

@@ -197,22 +197,7 @@ class ProduceValidationTest {
     /** Sends one request on a stream of its own and returns its answer (failing if the stream ends without one). */
     private ProduceResponse produce(ProduceRequest request) throws Exception {
         CompletableFuture<ProduceResponse> answer = new CompletableFuture<>();
-        StreamObserver<ProduceRequest> requests = stub.produce(new StreamObserver<>() {
-            @Override
-            public void onNext(ProduceResponse value) {
-                answer.complete(value);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                answer.completeExceptionally(t);
-            }
-
-            @Override
-            public void onCompleted() {
-                answer.completeExceptionally(new IllegalStateException("the stream ended without an answer"));
-            }
-        });
+        StreamObserver<ProduceRequest> requests = stub.produce(StreamAnswers.into(answer));
         requests.onNext(request);
         try {
             return answer.get(10, TimeUnit.SECONDS);

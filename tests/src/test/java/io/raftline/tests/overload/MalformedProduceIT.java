@@ -94,7 +94,17 @@ class MalformedProduceIT {
 
     /** One request on a stream of its own: its answer, or null if none came in 10 s or the stream failed. */
     private static ProduceResponse produce(BrokerServiceGrpc.BrokerServiceStub stub, ProduceRequest.PartitionData... parts) {
-        CompletableFuture<ProduceResponse> answer = new CompletableFuture<>();
+        Object answer = answer(stub, ProduceRequest.newBuilder().setAcks(1).setTimeoutMs(5_000).addAllPartitions(List.of(parts))
+            .build());
+        return answer instanceof ProduceResponse r ? r : null;
+    }
+
+    /**
+     * One request on a stream of its own: its answer, the stream's failure (a {@link Throwable}), or null when the
+     * stream ended without an answer or none came in 10 s.
+     */
+    static Object answer(BrokerServiceGrpc.BrokerServiceStub stub, ProduceRequest request) {
+        CompletableFuture<Object> answer = new CompletableFuture<>();
         StreamObserver<ProduceRequest> requests = stub.produce(new StreamObserver<>() {
             @Override
             public void onNext(ProduceResponse value) {
@@ -103,7 +113,7 @@ class MalformedProduceIT {
 
             @Override
             public void onError(Throwable t) {
-                answer.complete(null);
+                answer.complete(t);
             }
 
             @Override
@@ -111,13 +121,17 @@ class MalformedProduceIT {
                 answer.complete(null);
             }
         });
-        requests.onNext(ProduceRequest.newBuilder().setAcks(1).setTimeoutMs(5_000).addAllPartitions(List.of(parts)).build());
+        requests.onNext(request);
         try {
             return answer.get(10, TimeUnit.SECONDS);
         } catch (Exception e) {
             return null;
         } finally {
-            requests.onCompleted();
+            try {
+                requests.onCompleted();
+            } catch (IllegalStateException closed) {
+                // the call already failed
+            }
         }
     }
 }

@@ -8,7 +8,6 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.NettyChannelBuilder;
-import io.grpc.stub.StreamObserver;
 import io.raftline.client.admin.NewTopic;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
@@ -27,7 +26,6 @@ import io.raftline.tests.cluster.TestNode;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -99,35 +97,7 @@ class MessageSizeIT {
 
     /** The answer to one produce on a stream of its own: its response, or the stream's failure. */
     private static Object produce(BrokerServiceGrpc.BrokerServiceStub stub, ByteString records) {
-        CompletableFuture<Object> answer = new CompletableFuture<>();
-        StreamObserver<ProduceRequest> requests = stub.produce(new StreamObserver<>() {
-            @Override
-            public void onNext(ProduceResponse value) {
-                answer.complete(value);
-            }
-
-            @Override
-            public void onError(Throwable t) {
-                answer.complete(t);
-            }
-
-            @Override
-            public void onCompleted() {
-                answer.complete(null);
-            }
-        });
-        requests.onNext(ProduceRequest.newBuilder().setAcks(1).setTimeoutMs(5_000).addPartitions(
+        return MalformedProduceIT.answer(stub, ProduceRequest.newBuilder().setAcks(1).setTimeoutMs(5_000).addPartitions(
             ProduceRequest.PartitionData.newBuilder().setTopic(TOPIC).setPartition(0).setRecords(records)).build());
-        try {
-            return answer.get(30, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            return e;
-        } finally {
-            try {
-                requests.onCompleted();
-            } catch (IllegalStateException closed) {
-                // the call already failed
-            }
-        }
     }
 }
