@@ -46,12 +46,21 @@ public final class GrpcErrors {
         }
         String text = "broker " + address + ": " + status.getCode()
             + (status.getDescription() == null ? "" : " (" + status.getDescription() + ")");
+        if (status.getCode() == Status.Code.UNAVAILABLE && status.getDescription() != null
+            && status.getDescription().contains(CLOSED_AT_ONCE)) {
+            // what a plaintext client sees from a TLS listener: it hangs up on the first bytes
+            text += "; the broker closed the connection at once: if its listener is TLS, set security.protocol=SSL "
+                + "(or SASL_SSL) and ssl.truststore.location";
+        }
         return switch (status.getCode()) {
             case DEADLINE_EXCEEDED -> new TimeoutException(text, cause);
             case UNAVAILABLE, CANCELLED, ABORTED, RESOURCE_EXHAUSTED, UNKNOWN -> new BrokerNotAvailableException(text, cause);
             default -> new UnknownServerException(text, cause);
         };
     }
+
+    /** gRPC's words when the other side closes a connection it never spoke HTTP/2 on. */
+    static final String CLOSED_AT_ONCE = "Network closed for unknown reason";
 
     /** What failed in a TLS handshake behind {@code status} (the JDK's own words), or null if none did. */
     static String tlsFailure(Status status) {
