@@ -101,6 +101,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
         ApiMessage response;
         /** Close the connection once this answer is written (a failed authentication, as Kafka's broker does). */
         boolean closeAfter;
+        /** The handler's answer, while it is pending (a parked fetch is cancelled when the connection closes). */
+        CompletableFuture<ApiMessage> answer;
 
         Pending(KafkaRequest request) {
             this.request = request;
@@ -245,6 +247,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
         } catch (RuntimeException e) {
             answer = CompletableFuture.failedFuture(e);
         }
+        pending.answer = answer;
         answer.whenComplete((response, err) -> {
             if (request.apiKey() == ApiKeys.PRODUCE) {
                 admission.release(request.sizeBytes());
@@ -388,6 +391,12 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
         input.clear();
+        // A fetch may be parked for up to its max wait (Integer.MAX_VALUE ms): nobody will read its answer now.
+        for (Pending p : unanswered) {
+            if (p.answer != null && p.request.apiKey() == ApiKeys.FETCH) {
+                p.answer.cancel(false);
+            }
+        }
         if (waitingForAdmission) {
             // A grant racing with this sees the connection closed and hands the reservation back.
             admission.forget(this);

@@ -137,7 +137,7 @@ public final class KafkaDataApis {
         long startNs = SystemTime.INSTANCE.nanoseconds();
         CompletableFuture<List<FetchManager.PartitionData>> fetched = replicaManager.fetchManager().fetch(ours);
         long localNs = SystemTime.INSTANCE.nanoseconds() - startNs;
-        return fetched.thenApply(data -> {
+        CompletableFuture<ApiMessage> answer = fetched.thenApply(data -> {
             long bytes = 0;
             for (FetchManager.PartitionData pd : data) {
                 bytes += pd.result().data() == null ? 0 : pd.result().data().sizeInBytes();
@@ -145,6 +145,13 @@ public final class KafkaDataApis {
             return fetchResponse(data, request.version())
                 .setThrottleTimeMs((int) throttleMs(ClientQuotas.Kind.FETCH, request, bytes, localNs));
         });
+        // cancelled when the connection closed: the parked fetch under it is forgotten too
+        answer.whenComplete((v, e) -> {
+            if (answer.isCancelled()) {
+                fetched.cancel(false);
+            }
+        });
+        return answer;
     }
 
     /**

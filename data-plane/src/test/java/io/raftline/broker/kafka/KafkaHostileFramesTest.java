@@ -212,6 +212,38 @@ class KafkaHostileFramesTest {
         return bytes;
     }
 
+    /**
+     * A Kafka fetch that asks to wait as long as an int allows, from a client that then closes its connection: the
+     * broker does not keep it parked for the rest of those 24 days (the gRPC side's fix, on this listener).
+     */
+    @Test
+    void aParkedFetchOfAConnectionThatClosedIsForgotten() throws Exception {
+        byte[] forever = frame(ApiKeys.FETCH, (short) 12, new FetchRequestData().setReplicaId(-1).setMaxWaitMs(Integer.MAX_VALUE)
+            .setMinBytes(Integer.MAX_VALUE).setMaxBytes(Integer.MAX_VALUE).setTopics(List.of(new FetchRequestData.FetchTopic()
+                .setTopic("t").setPartitions(List.of(new FetchRequestData.FetchPartition().setPartition(0).setFetchOffset(0)
+                    .setPartitionMaxBytes(Integer.MAX_VALUE))))), 1).bytes();
+        List<Socket> sockets = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < 10; i++) {
+                Socket socket = new Socket("127.0.0.1", listener.port());
+                sockets.add(socket);
+                DataOutputStream out = new DataOutputStream(socket.getOutputStream());
+                out.writeInt(forever.length);
+                out.write(forever);
+                out.flush();
+            }
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> fixture.replicaManager.fetchManager().parkedFetches(false) == 10);
+        } finally {
+            for (Socket socket : sockets) {
+                socket.close();
+            }
+        }
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).untilAsserted(() ->
+            assertThat(fixture.replicaManager.fetchManager().parkedFetches(false)).as("parked for closed connections")
+                .isZero());
+    }
+
     /** Sends one frame on a connection of its own: an answer's first byte, or -1 when the listener closed it. */
     private int exchange(byte[] frame, String what) throws IOException {
         try (Socket socket = new Socket("127.0.0.1", listener.port())) {
