@@ -211,13 +211,24 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             Map<TopicPartition, ByteBuffer> data = new LinkedHashMap<>();
             CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended;
             // acks other than these would be stored as acks=1: refused whole, as Kafka does
-            io.raftline.protocol.Error badAcks = request.getAcks() >= -1 && request.getAcks() <= 1 ? null
+            io.raftline.protocol.Error badRequest = request.getAcks() >= -1 && request.getAcks() <= 1 ? null
                 : error(ErrorCode.INVALID_REQUEST, "acks must be -1 (all), 0 or 1, not " + request.getAcks());
+            if (badRequest == null) {
+                // one partition twice would collapse into one append, the first batch dropped: refused whole
+                java.util.Set<TopicPartition> named = new java.util.HashSet<>();
+                for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
+                    if (!named.add(new TopicPartition(pd.getTopic(), pd.getPartition()))) {
+                        badRequest = error(ErrorCode.INVALID_REQUEST, "partition " + pd.getTopic() + "-" + pd.getPartition()
+                            + " appears twice in one produce request");
+                        break;
+                    }
+                }
+            }
             try {
                 Map<TopicPartition, ReplicaManager.ProduceResult> refused = new LinkedHashMap<>();
                 for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
                     TopicPartition tp = new TopicPartition(pd.getTopic(), pd.getPartition());
-                    io.raftline.protocol.Error denied = badAcks != null ? badAcks
+                    io.raftline.protocol.Error denied = badRequest != null ? badRequest
                         : authorizer.check(Operation.WRITE, ResourceType.TOPIC, pd.getTopic());
                     if (denied != null) {
                         // refused whole: nothing of this partition is appended

@@ -297,6 +297,28 @@ class HostileRequestsTest {
             ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, ErrorCode.INVALID_RECORD);
     }
 
+    /**
+     * One partition named twice in one produce: its batches would collapse into one append (the first dropped without
+     * an error), so the request is refused whole and nothing is stored.
+     */
+    @Test
+    void aPartitionNamedTwiceInOneProduceIsRefusedWhole() {
+        ProduceRequest.PartitionData once = ProduceRequest.PartitionData.newBuilder().setTopic(ReplicaManagerFixture.TOPIC)
+            .setPartition(0).setRecords(ByteString.copyFrom(batch(1))).build();
+        ProduceRequest request = ProduceRequest.newBuilder().setCorrelationId(8).setAcks(1).setTimeoutMs(5_000)
+            .addPartitions(once).addPartitions(once.toBuilder().setRecords(ByteString.copyFrom(batch(2))))
+            .addPartitions(once.toBuilder().setPartition(1)).build();
+        long[] before = {fixture.partition(0).logEndOffset(), fixture.partition(1).logEndOffset()};
+        ProduceResponse response = produceOnce(request);
+        assertThat(response.getPartitionsList()).isNotEmpty().allSatisfy(r -> {
+            assertThat(r.getError().getCode()).isEqualTo(ErrorCode.INVALID_REQUEST);
+            assertThat(r.getError().getMessage()).contains("twice");
+        });
+        assertThat(fixture.partition(0).logEndOffset()).isEqualTo(before[0]);
+        assertThat(fixture.partition(1).logEndOffset()).isEqualTo(before[1]);
+        awaitIdle();
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // Checks
 
