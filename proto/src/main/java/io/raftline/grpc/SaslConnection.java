@@ -77,7 +77,7 @@ public final class SaslConnection {
     }
 
     /** Whether a session was ever made here (to tell "expired" from "never authenticated"). */
-    synchronized boolean hadSession() {
+    public synchronized boolean hadSession() {
         return mechanism != null;
     }
 

@@ -1,12 +1,13 @@
 package io.raftline.grpc;
 
+import static io.raftline.grpc.WhoMethods.WHO_AM_I;
+import static io.raftline.grpc.WhoMethods.WHO_STREAM;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
-import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
@@ -29,9 +30,7 @@ import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
 import io.raftline.protocol.broker.SaslAuthenticateRequest;
 import io.raftline.protocol.broker.SaslAuthenticateResponse;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -62,27 +61,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class SaslTransportTest {
 
-    private static final MethodDescriptor.Marshaller<String> TEXT = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(String value) {
-            return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-        }
-
-        @Override
-        public String parse(InputStream stream) {
-            try {
-                return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-    };
-    private static final MethodDescriptor<String, String> WHO_AM_I = MethodDescriptor.<String, String>newBuilder()
-        .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("test.Who/AmI")
-        .setRequestMarshaller(TEXT).setResponseMarshaller(TEXT).build();
-    private static final MethodDescriptor<String, String> WHO_STREAM = MethodDescriptor.<String, String>newBuilder()
-        .setType(MethodDescriptor.MethodType.BIDI_STREAMING).setFullMethodName("test.Who/Stream")
-        .setRequestMarshaller(TEXT).setResponseMarshaller(TEXT).build();
     private static final byte[] SALT = "salt-of-the-test".getBytes(StandardCharsets.UTF_8);
 
     @TempDir
@@ -132,27 +110,8 @@ class SaslTransportTest {
     }
 
     private int start() throws IOException {
-        ServerSasl sasl = new ServerSasl() {
-            @Override
-            public Optional<ScramCredential> credential(String user, ScramMechanism mechanism) {
-                return Optional.ofNullable(users.get(user)).filter(c -> c.mechanism() == mechanism);
-            }
-
-            @Override
-            public boolean exists(String user, ScramMechanism mechanism) {
-                return credential(user, mechanism).isPresent();
-            }
-
-            @Override
-            public long nowMs() {
-                return clock.get();
-            }
-
-            @Override
-            public long maxReauthMs() {
-                return maxReauthMs;
-            }
-        };
+        ServerSasl sasl = ServerSasl.of((user, mechanism) -> Optional.ofNullable(users.get(user))
+            .filter(c -> c.mechanism() == mechanism), clock::get, maxReauthMs);
         TransportSecurity security = TransportSecurity.tls(tls("node1"), ClientAuth.REQUESTED, PrincipalMapper.defaults())
             .withServerSasl(sasl);
         ServerServiceDefinition service = ServerServiceDefinition.builder("test.Who")

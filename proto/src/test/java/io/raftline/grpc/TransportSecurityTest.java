@@ -1,10 +1,10 @@
 package io.raftline.grpc;
 
+import static io.raftline.grpc.WhoMethods.WHO_AM_I;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.grpc.ManagedChannel;
-import io.grpc.MethodDescriptor;
 import io.grpc.Server;
 import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
@@ -21,11 +21,8 @@ import io.raftline.common.tls.PrincipalMapper;
 import io.raftline.common.tls.ReloadingTls;
 import io.raftline.common.tls.SecurityConfig.ClientAuth;
 import io.raftline.common.tls.TlsFiles;
-import java.io.ByteArrayInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,24 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TransportSecurityTest {
 
-    private static final MethodDescriptor.Marshaller<String> TEXT = new MethodDescriptor.Marshaller<>() {
-        @Override
-        public InputStream stream(String value) {
-            return new ByteArrayInputStream(value.getBytes(StandardCharsets.UTF_8));
-        }
-
-        @Override
-        public String parse(InputStream stream) {
-            try {
-                return new String(stream.readAllBytes(), StandardCharsets.UTF_8);
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }
-    };
-    private static final MethodDescriptor<String, String> WHO_AM_I = MethodDescriptor.<String, String>newBuilder()
-        .setType(MethodDescriptor.MethodType.UNARY).setFullMethodName("test.Who/AmI")
-        .setRequestMarshaller(TEXT).setResponseMarshaller(TEXT).build();
 
     @TempDir
     static Path dir;

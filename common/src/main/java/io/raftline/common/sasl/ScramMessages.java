@@ -33,8 +33,8 @@ final class ScramMessages {
     }
 
     /**
-     * The attributes of {@code text} in order, each a single letter then '=' (values may hold '='). {@code firstAt}:
-     * which pair the caller reads first, for error messages.
+     * The attributes of {@code text} in order, each a single letter then '=' (values may hold '='); {@code what} names
+     * the message in errors.
      */
     static Map<Character, String> attributes(String text, String what) throws ScramException {
         Map<Character, String> out = new LinkedHashMap<>();

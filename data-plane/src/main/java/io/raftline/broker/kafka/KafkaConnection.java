@@ -234,7 +234,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
                 admission.release(arrived.sizeBytes());
             }
             refuse("authentication failed: it sent " + key + " without a SASL session"
-                + (session != null && session.principal(sasl) == null && hadSession ? " (its session ended: expired after "
+                + (session != null && session.hadSession() ? " (its session ended: expired after "
                 + "connections.max.reauth.ms, or its user was removed)" : "") + " or a client certificate");
             return;
         }
@@ -287,8 +287,6 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
         return certificatePrincipal;
     }
 
-    private boolean hadSession;
-
     private ApiMessage handshake(KafkaRequest request) {
         SaslHandshakeRequestData asked = (SaslHandshakeRequestData) request.body().data();
         SaslHandshakeResponseData out = new SaslHandshakeResponseData();
@@ -322,11 +320,9 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
             return out.setErrorCode(KafkaErrors.code(step.getError().getCode())).setErrorMessage(step.getError().getMessage());
         }
         out.setErrorCode(Errors.NONE.code()).setAuthBytes(step.getAuthBytes().toByteArray());
-        if (session.principal(sasl) != null) {
-            hadSession = true;
-            if (request.version() >= 1) {
-                out.setSessionLifetimeMs(step.getSessionLifetimeMs());
-            }
+        if (request.version() >= 1) {
+            // set on the exchange's last step (0 before it, and without a lifetime)
+            out.setSessionLifetimeMs(step.getSessionLifetimeMs());
         }
         return out;
     }

@@ -213,31 +213,32 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             // acks other than these would be stored as acks=1: refused whole, as Kafka does
             io.raftline.protocol.Error badRequest = request.getAcks() >= -1 && request.getAcks() <= 1 ? null
                 : error(ErrorCode.INVALID_REQUEST, "acks must be -1 (all), 0 or 1, not " + request.getAcks());
-            if (badRequest == null) {
-                // one partition twice would collapse into one append, the first batch dropped: refused whole
-                java.util.Set<TopicPartition> named = new java.util.HashSet<>();
-                for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
-                    if (!named.add(new TopicPartition(pd.getTopic(), pd.getPartition()))) {
-                        badRequest = error(ErrorCode.INVALID_REQUEST, "partition " + pd.getTopic() + "-" + pd.getPartition()
-                            + " appears twice in one produce request");
-                        break;
-                    }
-                }
-            }
             try {
                 Map<TopicPartition, ReplicaManager.ProduceResult> refused = new LinkedHashMap<>();
+                TopicPartition twice = null;
                 for (ProduceRequest.PartitionData pd : request.getPartitionsList()) {
                     TopicPartition tp = new TopicPartition(pd.getTopic(), pd.getPartition());
                     io.raftline.protocol.Error denied = badRequest != null ? badRequest
                         : authorizer.check(Operation.WRITE, ResourceType.TOPIC, pd.getTopic());
+                    ByteBuffer previous;
                     if (denied != null) {
                         // refused whole: nothing of this partition is appended
                         refused.put(tp, ReplicaManager.ProduceResult.failed(denied.getCode(), denied.getMessage()));
-                        data.put(tp, ByteBuffer.allocate(0));
+                        previous = data.put(tp, ByteBuffer.allocate(0));
                     } else {
                         // A private copy: the log stamps offsets into these bytes in place.
-                        data.put(tp, ByteBuffer.wrap(pd.getRecords().toByteArray()));
+                        previous = data.put(tp, ByteBuffer.wrap(pd.getRecords().toByteArray()));
                     }
+                    if (previous != null && twice == null) {
+                        twice = tp;
+                    }
+                }
+                if (twice != null) {
+                    // one partition twice would collapse into one append, the first batch dropped: refused whole
+                    ReplicaManager.ProduceResult dup = ReplicaManager.ProduceResult.failed(ErrorCode.INVALID_REQUEST,
+                        "partition " + twice.topic() + "-" + twice.partition() + " appears twice in one produce request");
+                    data.replaceAll((tp, bytes) -> ByteBuffer.allocate(0));
+                    data.keySet().forEach(tp -> refused.put(tp, dup));
                 }
                 Map<TopicPartition, ByteBuffer> allowed = data;
                 if (!refused.isEmpty()) {

@@ -60,27 +60,8 @@ class KafkaSaslTest {
     @BeforeEach
     void start() {
         users.put("alice", ScramCredential.fromPassword(ScramMechanism.SCRAM_SHA_512, "pw", SALT, 4096));
-        ServerSasl sasl = new ServerSasl() {
-            @Override
-            public Optional<ScramCredential> credential(String user, ScramMechanism mechanism) {
-                return Optional.ofNullable(users.get(user)).filter(c -> c.mechanism() == mechanism);
-            }
-
-            @Override
-            public boolean exists(String user, ScramMechanism mechanism) {
-                return credential(user, mechanism).isPresent();
-            }
-
-            @Override
-            public long nowMs() {
-                return clock.get();
-            }
-
-            @Override
-            public long maxReauthMs() {
-                return 10_000;
-            }
-        };
+        ServerSasl sasl = ServerSasl.of((user, mechanism) -> Optional.ofNullable(users.get(user))
+            .filter(c -> c.mechanism() == mechanism), clock::get, 10_000);
         KafkaHandler handler = request -> {
             served.add(request.apiKey() + " as " + request.principal());
             return CompletableFuture.completedFuture(new MetadataResponseData().setClusterId("c"));
