@@ -16,7 +16,8 @@ record KafkaRequest(RequestHeader header, AbstractRequest body, int sizeBytes, S
 
     /** The same request, made by {@code who} (its connection's TLS certificate or SASL session). */
     KafkaRequest by(String who) {
-        return new KafkaRequest(header, body, sizeBytes, clientHost, who);
+        // most connections are User:ANONYMOUS, as parsed: no copy per request then
+        return who.equals(principal) ? this : new KafkaRequest(header, body, sizeBytes, clientHost, who);
     }
 
     ApiKeys apiKey() {
