@@ -288,13 +288,13 @@ public final class TransportSecurity {
         return mapper.principal(leaf.getSubjectX500Principal().getName());
     }
 
-    private synchronized SslContext serverContext() {
+    synchronized SslContext serverContext() {
         if (serverContext == null) {
             try {
                 SslContextBuilder b = GrpcSslContexts.configure(SslContextBuilder.forServer(tls.keyManager()), PROVIDER)
                     .trustManager(tls.trustManager())
                     .clientAuth(nettyClientAuth());
-                serverContext = b.build();
+                serverContext = wholeReads(b.build());
             } catch (SSLException e) {
                 throw new IllegalStateException("cannot make a TLS server context: " + e.getMessage(), e);
             }
@@ -302,7 +302,7 @@ public final class TransportSecurity {
         return serverContext;
     }
 
-    private synchronized SslContext clientContext() {
+    synchronized SslContext clientContext() {
         if (clientContext == null) {
             try {
                 SslContextBuilder b = GrpcSslContexts.configure(SslContextBuilder.forClient(), PROVIDER)
@@ -311,12 +311,17 @@ public final class TransportSecurity {
                 if (tls.keyManager() != null) {
                     b.keyManager(tls.keyManager());
                 }
-                clientContext = b.build();
+                clientContext = wholeReads(b.build());
             } catch (SSLException e) {
                 throw new IllegalStateException("cannot make a TLS client context: " + e.getMessage(), e);
             }
         }
         return clientContext;
+    }
+
+    /** BoringSSL's engines for gRPC decrypt a whole read at once ({@link WholeReadSslContext}); the JDK's stay as they are. */
+    static SslContext wholeReads(SslContext context) {
+        return PROVIDER == SslProvider.OPENSSL ? new WholeReadSslContext(context) : context;
     }
 
     /** Puts the principal in the Context; refuses non-node principals where asked. */

@@ -14,7 +14,15 @@ import io.grpc.netty.NettyChannelBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.stub.ClientCalls;
 import io.grpc.stub.ServerCalls;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.CompositeByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslProvider;
 import io.raftline.common.tls.DevCertificates;
 import io.raftline.common.tls.PrincipalMapper;
@@ -112,6 +120,62 @@ class TransportSecurityTest {
         } else {
             assertThat(TransportSecurity.PROVIDER).isIn(io.netty.handler.ssl.SslProvider.OPENSSL, io.netty.handler.ssl.SslProvider.JDK);
         }
+    }
+
+    /**
+     * gRPC builds its SslHandler on {@code newEngine}: a client given 64 KiB of TLS records in one read hands the
+     * plaintext on in one piece, not one piece per 16 KiB record (JDK compatibility mode, which BoringSSL's engines
+     * from {@code newEngine} are in by default).
+     */
+    @Test
+    void grpcEnginesDecryptAWholeReadAtOnce() {
+        assumeBoringSsl();
+        TransportSecurity serverSide = TransportSecurity.tls(tls("node1"), ClientAuth.REQUIRED, PrincipalMapper.defaults());
+        TransportSecurity clientSide = TransportSecurity.tls(tls("app"), ClientAuth.NONE, PrincipalMapper.defaults());
+        List<Integer> reads = new java.util.ArrayList<>();
+        SslHandler serverTls = new SslHandler(serverSide.serverContext().newEngine(ByteBufAllocator.DEFAULT), false);
+        SslHandler clientTls = new SslHandler(clientSide.clientContext().newEngine(ByteBufAllocator.DEFAULT, "localhost", 443), false);
+        EmbeddedChannel server = new EmbeddedChannel(serverTls);
+        EmbeddedChannel client = new EmbeddedChannel(clientTls, new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                reads.add(((ByteBuf) msg).readableBytes());
+                ((ByteBuf) msg).release();
+            }
+        });
+        for (int round = 0; round < 20 && !(serverTls.handshakeFuture().isDone() && clientTls.handshakeFuture().isDone()); round++) {
+            pass(client, server);
+            pass(server, client);
+        }
+        assertThat(clientTls.handshakeFuture().isSuccess()).as("handshake").isTrue();
+        pass(server, client);
+        reads.clear();
+
+        server.writeAndFlush(Unpooled.wrappedBuffer(new byte[64 * 1024]));
+        pass(server, client);
+
+        assertThat(reads.stream().mapToInt(Integer::intValue).sum()).isEqualTo(64 * 1024);
+        assertThat(reads).as("plaintext pieces handed on").hasSize(1);
+        server.finishAndReleaseAll();
+        client.finishAndReleaseAll();
+    }
+
+    /** Everything {@code from} wrote, as one read of {@code to}. */
+    private static void pass(EmbeddedChannel from, EmbeddedChannel to) {
+        CompositeByteBuf all = Unpooled.compositeBuffer();
+        for (ByteBuf b; (b = from.readOutbound()) != null; ) {
+            all.addComponent(true, b);
+        }
+        if (all.isReadable()) {
+            to.writeInbound(all);
+        } else {
+            all.release();
+        }
+    }
+
+    private static void assumeBoringSsl() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(TransportSecurity.PROVIDER == io.netty.handler.ssl.SslProvider.OPENSSL,
+            "BoringSSL is not available on this platform: " + io.netty.handler.ssl.OpenSsl.unavailabilityCause());
     }
 
     @Test
