@@ -258,7 +258,11 @@ public final class BrokerServer implements AutoCloseable {
         }
         io.raftline.broker.security.ImageSasl sasl = new io.raftline.broker.security.ImageSasl(servedImage::current, time,
             security.maxReauthMs());
-        TransportSecurity brokerListener = security.brokerSasl() ? security.broker().withServerSasl(sasl) : security.broker();
+        // one count per principal over both listeners; the nodes (super.users among them) are not counted
+        io.raftline.grpc.PrincipalConnections perPrincipal = new io.raftline.grpc.PrincipalConnections(
+            config.getInt("max.connections.per.principal"), security.nodePrincipals());
+        TransportSecurity brokerListener = (security.brokerSasl() ? security.broker().withServerSasl(sasl) : security.broker())
+            .withPrincipalConnections(perPrincipal);
         io.raftline.broker.rpc.ConnectionLimits limits = new io.raftline.broker.rpc.ConnectionLimits(
             config.getInt("max.connections"), config.getInt("max.connections.per.ip"),
             io.raftline.broker.rpc.ConnectionLimits.parseOverrides(config.getList("max.connections.per.ip.overrides")));
@@ -290,7 +294,8 @@ public final class BrokerServer implements AutoCloseable {
             KafkaGroupApis kafkaGroups = new KafkaGroupApis(groupCoordinator, servedImage);
             KafkaApis kafkaApis = new KafkaApis(service, servedImage, clusterId, kafkaData, kafkaGroups, authorizer);
             kafkaListener = KafkaListener.start(kafkaAddress, kafkaApis, service.produceAdmission(), maxRequest,
-                config.getInt("produce.stream.max.in.flight.requests"), security.kafka(), security.kafkaSasl() ? sasl : null,
+                config.getInt("produce.stream.max.in.flight.requests"), security.kafka().withPrincipalConnections(perPrincipal),
+                security.kafkaSasl() ? sasl : null,
                 limits);
             LOG.info("broker {} speaks Kafka's protocol on {} (advertised {})", brokerId, kafkaAddress, kafkaAdvertised);
         }

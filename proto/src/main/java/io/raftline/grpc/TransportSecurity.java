@@ -61,7 +61,7 @@ public final class TransportSecurity {
     /** The SDK's user agent: this, then its client.id (then gRPC's own part after a space). */
     public static final String SDK_AGENT = "raftline-client/";
     private static final TransportSecurity PLAINTEXT = new TransportSecurity(null, SecurityConfig.ClientAuth.NONE,
-        PrincipalMapper.defaults(), true, null, null);
+        PrincipalMapper.defaults(), true, null, null, PrincipalConnections.UNLIMITED);
     /**
      * How a SASL_SSL listener refuses a call on a connection without a live session: UNAUTHENTICATED with a
      * description that starts so. The SDK then authenticates again and retries the call.
@@ -80,6 +80,9 @@ public final class TransportSecurity {
     private final ServerSasl serverSasl;
     /** Non-null for a SASL_SSL client: each channel makes a SCRAM session before its first call. */
     private final ClientScram clientScram;
+    /** How many connections a principal may hold on this server (max.connections.per.principal). */
+    private final PrincipalConnections perPrincipal;
+    private static final Attributes.Key<PrincipalConnections.Slot> SLOT = Attributes.Key.create("raftline-principal-slot");
     private SslContext serverContext;
     private SslContext plainServerContext;
     private SslContext clientContext;
@@ -93,7 +96,9 @@ public final class TransportSecurity {
     }
 
     private TransportSecurity(ReloadingTls tls, SecurityConfig.ClientAuth clientAuth, PrincipalMapper mapper,
-                              boolean verifyHostname, ServerSasl serverSasl, ClientScram clientScram) {
+                              boolean verifyHostname, ServerSasl serverSasl, ClientScram clientScram,
+                              PrincipalConnections perPrincipal) {
+        this.perPrincipal = perPrincipal;
         this.serverSasl = serverSasl;
         this.clientScram = clientScram;
         this.verifyHostname = verifyHostname;
@@ -113,7 +118,7 @@ public final class TransportSecurity {
     /** {@code verifyHostname}: whether this side, as a client, checks the server's host name (Kafka's https). */
     public static TransportSecurity tls(ReloadingTls tls, SecurityConfig.ClientAuth clientAuth, PrincipalMapper mapper,
                                         boolean verifyHostname) {
-        return new TransportSecurity(tls, clientAuth, mapper, verifyHostname, null, null);
+        return new TransportSecurity(tls, clientAuth, mapper, verifyHostname, null, null, PrincipalConnections.UNLIMITED);
     }
 
     /** This TLS listener as SASL_SSL: calls need a SCRAM session (SaslAuthenticate) or a client certificate. */
@@ -121,7 +126,7 @@ public final class TransportSecurity {
         if (tls == null) {
             throw new IllegalStateException("SASL needs TLS (SASL_SSL)");
         }
-        return new TransportSecurity(tls, clientAuth, mapper, verifyHostname, sasl, clientScram);
+        return new TransportSecurity(tls, clientAuth, mapper, verifyHostname, sasl, clientScram, perPrincipal);
     }
 
     /** This TLS client as SASL_SSL: each channel authenticates with SCRAM before its first call. */
@@ -129,7 +134,16 @@ public final class TransportSecurity {
         if (tls == null) {
             throw new IllegalStateException("SASL needs TLS (SASL_SSL)");
         }
-        return new TransportSecurity(tls, clientAuth, mapper, verifyHostname, serverSasl, scram);
+        return new TransportSecurity(tls, clientAuth, mapper, verifyHostname, serverSasl, scram, perPrincipal);
+    }
+
+    /** This listener with each principal's connections counted and bounded (max.connections.per.principal). */
+    public TransportSecurity withPrincipalConnections(PrincipalConnections limits) {
+        return new TransportSecurity(tls, clientAuth, mapper, verifyHostname, serverSasl, clientScram, limits);
+    }
+
+    public PrincipalConnections principalConnections() {
+        return perPrincipal;
     }
 
     public boolean isSasl() {
@@ -217,6 +231,22 @@ public final class TransportSecurity {
 
     /** Secures a server: plaintext, or TLS with this side's certificate, asking for client certificates as configured. */
     public NettyServerBuilder secure(NettyServerBuilder builder) {
+        if (perPrincipal != PrincipalConnections.UNLIMITED) {
+            builder.addTransportFilter(new ServerTransportFilter() {
+                @Override
+                public Attributes transportReady(Attributes attributes) {
+                    return attributes.toBuilder().set(SLOT, perPrincipal.slot()).build();
+                }
+
+                @Override
+                public void transportTerminated(Attributes attributes) {
+                    PrincipalConnections.Slot slot = attributes.get(SLOT);
+                    if (slot != null) {
+                        slot.release();
+                    }
+                }
+            });
+        }
         if (tls == null) {
             return builder;
         }
@@ -358,6 +388,11 @@ public final class TransportSecurity {
                     call.close(Status.UNAUTHENTICATED.withDescription(sessionEnded(connection)), new Metadata());
                     return new ServerCall.Listener<>() { };
                 }
+            }
+            PrincipalConnections.Slot slot = call.getAttributes().get(SLOT);
+            if (slot != null && !slot.actAs(principal)) {
+                call.close(Status.RESOURCE_EXHAUSTED.withDescription(perPrincipal.refusal(principal)), new Metadata());
+                return new ServerCall.Listener<>() { };
             }
             if (nodesOnly != null && !nodesOnly.test(principal)) {
                 call.close(Status.PERMISSION_DENIED.withDescription(principal + " is not a node principal: "

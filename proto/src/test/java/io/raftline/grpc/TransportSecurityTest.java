@@ -77,7 +77,10 @@ class TransportSecurityTest {
     }
 
     private int start(String serverCert, ClientAuth auth, boolean nodesOnly) throws IOException {
-        TransportSecurity security = TransportSecurity.tls(tls(serverCert), auth, PrincipalMapper.defaults());
+        return start(TransportSecurity.tls(tls(serverCert), auth, PrincipalMapper.defaults()), nodesOnly);
+    }
+
+    private int start(TransportSecurity security, boolean nodesOnly) throws IOException {
         ServerServiceDefinition service = ServerServiceDefinition.builder("test.Who")
             .addMethod(WHO_AM_I, ServerCalls.asyncUnaryCall((req, out) -> {
                 out.onNext(TransportSecurity.principal());
@@ -176,6 +179,47 @@ class TransportSecurityTest {
     private static void assumeBoringSsl() {
         org.junit.jupiter.api.Assumptions.assumeTrue(TransportSecurity.PROVIDER == io.netty.handler.ssl.SslProvider.OPENSSL,
             "BoringSSL is not available on this platform: " + io.netty.handler.ssl.OpenSsl.unavailabilityCause());
+    }
+
+    /**
+     * max.connections.per.principal over real connections: a principal's connection past the limit has its calls
+     * refused (RESOURCE_EXHAUSTED, which the SDK retries) whatever address it comes from; the node principal is not
+     * counted; a closed connection's place comes back.
+     */
+    @Test
+    void aPrincipalPastItsConnectionLimitIsRefusedUntilOneOfItsConnectionsCloses() throws Exception {
+        PrincipalConnections limits = new PrincipalConnections(1, Set.of("User:node2")::contains);
+        int port = start(TransportSecurity.tls(tls("node1"), ClientAuth.REQUIRED, PrincipalMapper.defaults())
+            .withPrincipalConnections(limits), false);
+        ManagedChannel first = client("app").secure(NettyChannelBuilder.forAddress("localhost", port)).build();
+        ManagedChannel second = client("app").secure(NettyChannelBuilder.forAddress("localhost", port)).build();
+        ManagedChannel node = client("node2").secure(NettyChannelBuilder.forAddress("localhost", port)).build();
+        ManagedChannel node2 = client("node2").secure(NettyChannelBuilder.forAddress("localhost", port)).build();
+        try {
+            assertThat(who(first)).isEqualTo("User:app");
+            assertThat(who(first)).as("its next call on the same connection").isEqualTo("User:app");
+            assertThatThrownBy(() -> who(second)).isInstanceOf(StatusRuntimeException.class)
+                .satisfies(e -> {
+                    Status status = ((StatusRuntimeException) e).getStatus();
+                    assertThat(status.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+                    assertThat(status.getDescription()).isEqualTo("too many connections as User:app on this broker: "
+                        + "it holds 1 (max.connections.per.principal=1)");
+                });
+            assertThat(who(node)).isEqualTo("User:node2");
+            assertThat(who(node2)).as("a node's connections are not counted").isEqualTo("User:node2");
+            first.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10))
+                .until(() -> limits.open("User:app") == 0);
+            assertThat(who(second)).as("the place of the closed connection").isEqualTo("User:app");
+        } finally {
+            for (ManagedChannel c : List.of(first, second, node, node2)) {
+                c.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
+    }
+
+    private static String who(ManagedChannel on) {
+        return ClientCalls.blockingUnaryCall(on, WHO_AM_I, io.grpc.CallOptions.DEFAULT.withDeadlineAfter(10, TimeUnit.SECONDS), "");
     }
 
     @Test

@@ -198,6 +198,10 @@ public final class ServerConfig {
         .define("max.connections.per.ip", INT, Integer.MAX_VALUE, atLeast(0), "requests",
             "The most connections the broker holds at once from one IP address (both listeners), so one client "
                 + "cannot take every socket.")
+        .define("max.connections.per.principal", INT, Integer.MAX_VALUE, atLeast(0), "requests",
+            "The most connections one principal (a client certificate's or a SCRAM user's) holds at once over both "
+                + "listeners, from any addresses; a connection past it has its requests refused (the client retries). "
+                + "Nodes, super.users and unauthenticated clients are not counted.")
         .define("max.connections.per.ip.overrides", LIST, List.of(), v -> {
                 try {
                     @SuppressWarnings("unchecked")

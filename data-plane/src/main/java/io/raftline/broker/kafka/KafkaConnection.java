@@ -7,6 +7,7 @@ import com.google.protobuf.ByteString;
 import io.netty.handler.ssl.SslHandler;
 import io.raftline.broker.rpc.ProduceAdmission;
 import io.raftline.common.sasl.ScramMechanism;
+import io.raftline.grpc.PrincipalConnections;
 import io.raftline.grpc.SaslConnection;
 import io.raftline.grpc.ServerSasl;
 import io.raftline.grpc.TransportSecurity;
@@ -80,6 +81,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
     private String handshakeMechanism;
     /** The principal of the client's certificate (User:ANONYMOUS without one), read at the first request. */
     private String certificatePrincipal;
+    /** This connection's place among its principal's connections (max.connections.per.principal). */
+    private final PrincipalConnections.Slot slot;
 
     KafkaConnection(KafkaHandler apis, ProduceAdmission admission, int maxInFlight) {
         this(apis, admission, maxInFlight, TransportSecurity.plaintext(), null);
@@ -93,6 +96,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
         this.security = security;
         this.sasl = sasl;
         this.session = sasl == null ? null : new SaslConnection();
+        this.slot = security.principalConnections().slot();
     }
 
     private static final class Pending {
@@ -229,11 +233,12 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
             return;
         }
         String who = principal(arrived);
-        if (who == null) {
+        if (who == null || !slot.actAs(who)) {
             if (key == ApiKeys.PRODUCE) {
                 admission.release(arrived.sizeBytes());
             }
-            refuse("authentication failed: it sent " + key + " without a SASL session"
+            refuse(who != null ? security.principalConnections().refusal(who)
+                : "authentication failed: it sent " + key + " without a SASL session"
                 + (session != null && session.hadSession() ? " (its session ended: expired after "
                 + "connections.max.reauth.ms, or its user was removed)" : "") + " or a client certificate");
             return;
@@ -386,6 +391,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         closed = true;
+        slot.release();
         input.clear();
         // A fetch may be parked for up to its max wait (Integer.MAX_VALUE ms): nobody will read its answer now.
         for (Pending p : unanswered) {

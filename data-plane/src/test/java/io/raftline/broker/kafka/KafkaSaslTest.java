@@ -56,6 +56,8 @@ class KafkaSaslTest {
     private final List<String> served = new CopyOnWriteArrayList<>();
     private final AtomicLong clock = new AtomicLong(1_000);
     private KafkaListener listener;
+    /** max.connections.per.principal=1 */
+    private final io.raftline.grpc.PrincipalConnections perPrincipal = new io.raftline.grpc.PrincipalConnections(1, p -> false);
 
     @BeforeEach
     void start() {
@@ -67,7 +69,7 @@ class KafkaSaslTest {
             return CompletableFuture.completedFuture(new MetadataResponseData().setClusterId("c"));
         };
         listener = KafkaListener.start(new HostPort("127.0.0.1", 0), handler, new ProduceAdmission(10, 1 << 20), 1 << 16, 16,
-            TransportSecurity.plaintext(), sasl, io.raftline.broker.rpc.ConnectionLimits.NONE);
+            TransportSecurity.plaintext().withPrincipalConnections(perPrincipal), sasl, io.raftline.broker.rpc.ConnectionLimits.NONE);
     }
 
     @AfterEach
@@ -188,6 +190,41 @@ class KafkaSaslTest {
             assertThat(early.errorCode()).isEqualTo(Errors.ILLEGAL_SASL_STATE.code());
             assertThat(closed(socket)).isTrue();
         }
+    }
+
+    /**
+     * max.connections.per.principal=1: a second connection of the same user is closed at its first request after
+     * authenticating, without reaching the handler; once the first closes, a new one is served.
+     */
+    @Test
+    void aUsersConnectionPastItsLimitIsClosedAtItsFirstRequest() throws Exception {
+        try (Socket first = new Socket("127.0.0.1", listener.port())) {
+            DataOutputStream out = new DataOutputStream(first.getOutputStream());
+            DataInputStream in = new DataInputStream(first.getInputStream());
+            assertThat(login(out, in, "alice", "pw").errorCode()).isEqualTo(Errors.NONE.code());
+            metadata(out, 3);
+            read(in, ApiKeys.METADATA, (short) 12);
+            try (Socket second = new Socket("127.0.0.1", listener.port())) {
+                DataOutputStream out2 = new DataOutputStream(second.getOutputStream());
+                assertThat(login(out2, new DataInputStream(second.getInputStream()), "alice", "pw").errorCode())
+                    .isEqualTo(Errors.NONE.code());
+                metadata(out2, 3);
+                assertThat(closed(second)).isTrue();
+            }
+            metadata(out, 4);
+            read(in, ApiKeys.METADATA, (short) 12);
+        }
+        assertThat(served).containsExactly("METADATA as User:alice", "METADATA as User:alice");
+        assertThat(perPrincipal.refused()).isEqualTo(1);
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> perPrincipal.open("User:alice") == 0);
+        try (Socket third = new Socket("127.0.0.1", listener.port())) {
+            DataOutputStream out = new DataOutputStream(third.getOutputStream());
+            DataInputStream in = new DataInputStream(third.getInputStream());
+            assertThat(login(out, in, "alice", "pw").errorCode()).isEqualTo(Errors.NONE.code());
+            metadata(out, 5);
+            read(in, ApiKeys.METADATA, (short) 12);
+        }
+        assertThat(served).hasSize(3);
     }
 
     @Test
