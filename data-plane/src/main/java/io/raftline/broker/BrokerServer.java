@@ -207,6 +207,7 @@ public final class BrokerServer implements AutoCloseable {
         BrokerMetrics metrics = new BrokerMetrics(registry, replicaManager, () -> metadata.follower().currentImage().index(),
             () -> metadata.follower().quorumCommitIndex(), time);
         replicaManager.setIsrChangeListener(metrics::isrChanged);
+        replicaManager.setReplicatedListener(metrics::recordReplicated);
         PartitionMetrics partitionMetrics = new PartitionMetrics(registry, replicaManager, logManager, time,
             config.getInt(ServerConfig.METRICS_PARTITION_SERIES_MAX));
         scheduler.scheduleWithFixedDelay(() -> refreshMetrics(metrics, partitionMetrics), 1, 5, TimeUnit.SECONDS);

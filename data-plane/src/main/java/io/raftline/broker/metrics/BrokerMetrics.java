@@ -40,6 +40,10 @@ public final class BrokerMetrics {
     private final Map<String, Counter> bytesOut = new ConcurrentHashMap<>();
     private final Map<String, Counter> bytesOutReplication = new ConcurrentHashMap<>();
     private final Map<String, Counter> messagesIn = new ConcurrentHashMap<>();
+    private final Map<String, Counter> messagesOut = new ConcurrentHashMap<>();
+    private final Map<String, Counter> messagesOutReplication = new ConcurrentHashMap<>();
+    private final Map<String, Counter> replicationBytesIn = new ConcurrentHashMap<>();
+    private final Map<String, Counter> replicationMessagesIn = new ConcurrentHashMap<>();
     /** api -> topic -> counter (no key string built per request). */
     private final Map<String, Map<String, Counter>> requests = new ConcurrentHashMap<>();
     private final Map<String, Timer> latency = new ConcurrentHashMap<>();
@@ -141,12 +145,27 @@ public final class BrokerMetrics {
             .register(registry)).increment();
     }
 
-    /** Record bytes sent in a fetch answer, to a consumer or ({@code replication}) to a follower. */
-    public void recordFetch(String topic, long bytes, boolean replication) {
+    /** Record bytes and records sent in a fetch answer, to a consumer or ({@code replication}) to a follower. */
+    public void recordFetch(String topic, long bytes, long records, boolean replication) {
+        String traffic = replication ? "replication" : "consumer";
         (replication ? bytesOutReplication : bytesOut).computeIfAbsent(topic, t -> Counter.builder("raftline.broker.bytes.out")
-            .tag("topic", t).tag("traffic", replication ? "replication" : "consumer")
+            .tag("topic", t).tag("traffic", traffic)
             .description("Record bytes fetched from this broker, by consumers or by followers (traffic)")
             .register(registry)).increment(bytes);
+        (replication ? messagesOutReplication : messagesOut).computeIfAbsent(topic, t -> Counter
+            .builder("raftline.broker.messages.out").tag("topic", t).tag("traffic", traffic)
+            .description("Records fetched from this broker, by consumers or by followers (traffic)")
+            .register(registry)).increment(records);
+    }
+
+    /** Record bytes and records a follower on this broker appended from its leader. */
+    public void recordReplicated(String topic, long bytes, long records) {
+        replicationBytesIn.computeIfAbsent(topic, t -> Counter.builder("raftline.replication.bytes.in").tag("topic", t)
+            .description("Record bytes this broker's followers appended from their leaders").register(registry))
+            .increment(bytes);
+        replicationMessagesIn.computeIfAbsent(topic, t -> Counter.builder("raftline.replication.messages.in").tag("topic", t)
+            .description("Records this broker's followers appended from their leaders").register(registry))
+            .increment(records);
     }
 
     /** A partition of an {@code api} request answered with {@code error} (NONE is not counted). */

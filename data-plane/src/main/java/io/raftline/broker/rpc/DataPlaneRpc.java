@@ -16,6 +16,7 @@ import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
 import io.raftline.broker.quota.ClientQuotas;
 import io.raftline.broker.security.RequestAuthorizer;
+import io.raftline.record.Records;
 import io.raftline.protocol.acl.Operation;
 import io.raftline.protocol.acl.ResourceType;
 import io.raftline.common.SystemTime;
@@ -580,8 +581,10 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             b.setDivergingEpoch(EpochEndOffset.newBuilder().setEpoch(r.divergingEpoch()).setEndOffset(r.divergingEndOffset()));
         }
         if (r.data() != null && r.data().sizeInBytes() > 0) {
-            b.setRecords(lease.wrap(r.data()));
-            metrics.recordFetch(pd.tp().topic(), r.data().sizeInBytes(), replication);
+            ByteString records = lease.wrap(r.data());
+            b.setRecords(records);
+            metrics.recordFetch(pd.tp().topic(), records.size(), Records.recordCount(records.asReadOnlyByteBuffer()),
+                replication);
         }
         if (r.error() == ErrorCode.NOT_LEADER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {
             leaderHint(pd.tp()).ifPresent(b::setCurrentLeader);
