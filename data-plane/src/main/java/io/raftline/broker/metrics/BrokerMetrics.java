@@ -64,6 +64,8 @@ public final class BrokerMetrics {
     /** group, topic, partition -> when the group was last seen caught up (lag 0) there; only the refresh thread. */
     private Map<Tags, Long> groupCaughtUpMs = new HashMap<>();
     private volatile Supplier<List<GroupCoordinator.GroupSnapshot>> groupSource = List::of;
+    /** Idle ratios, each read at every {@link #refresh()}. */
+    private final List<IdleRatio> idleRatios = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Groups coordinated here at the last {@link #refresh()}. */
     private volatile int groupCount;
 
@@ -246,8 +248,22 @@ public final class BrokerMetrics {
         this.groupSource = groups;
     }
 
-    /** Re-reads the groups coordinated here into the group gauges (partitions: {@link PartitionMetrics}). */
+    /**
+     * Exports the idle ratio of {@code pool} as {@code name}{tag=value}, measured over each refresh interval: the
+     * request handlers' ({@code raftline.request.handler.idle.ratio}) or the network threads'
+     * ({@code raftline.network.thread.idle.ratio}).
+     */
+    public void addIdleRatio(String name, String tag, String value, BusyTime pool) {
+        IdleRatio ratio = new IdleRatio(pool, time);
+        idleRatios.add(ratio);
+        Gauge.builder(name, ratio, IdleRatio::value).tag(tag, value)
+            .description("Share of the last refresh interval the pool's threads were idle (1: idle, 0: saturated)")
+            .register(registry);
+    }
+
+    /** Re-reads the groups coordinated here into the group gauges (partitions: {@link PartitionMetrics}), and the idle ratios. */
     public void refresh() {
+        idleRatios.forEach(IdleRatio::sample);
         refreshGroups();
     }
 
