@@ -43,6 +43,7 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
     private final MeterRegistry registry;
     private final ConsoleBackend backend;
     private final Time time;
+    private final ConsoleViews views = new ConsoleViews(JSON);
 
     /**
      * @param bootstrap brokers of the cluster to ask ({@code host:port,...}); null or empty while none is known
@@ -104,7 +105,11 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
                 json(exchange, 200, o);
             }
             case OVERVIEW -> json(exchange, 200, backend.overview());
-            case TOPIC -> json(exchange, 200, backend.topic(backend.overview(), route.params().get("topic")));
+            case SUMMARY -> json(exchange, 200, views.summary(backend.overview()));
+            case TOPICS -> json(exchange, 200, views.topics(backend.overview(), query.optional("filter"), pageOffset(query),
+                pageLimit(query)));
+            case TOPIC -> json(exchange, 200, views.topic(backend.topic(backend.overview(), route.params().get("topic")),
+                pageOffset(query), pageLimit(query)));
             case PARTITION -> json(exchange, 200, backend.partition(backend.overview(), route.params().get("topic"),
                 Integer.parseInt(route.params().get("partition"))));
             case GROUP -> {
@@ -125,6 +130,14 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
             case RECORDS -> json(exchange, 200, records(query));
             default -> throw new ConsoleException(404, "no such page");
         }
+    }
+
+    private static Long pageOffset(FormData query) {
+        return query.longIn("offset", 0, Integer.MAX_VALUE, null);
+    }
+
+    private static Long pageLimit(FormData query) {
+        return query.longIn("limit", 1, ConsolePage.MAX_LIMIT, null);
     }
 
     private RecordBrowser.Page records(FormData query) {
