@@ -151,7 +151,8 @@ public final class BrokerServer implements AutoCloseable {
      * ACLs on client requests when {@code authorizer.enabled}: super.users and this node's own certificate principal
      * may do anything. On the Kafka listener (no TLS or SASL yet) every caller is User:ANONYMOUS.
      */
-    static RequestAuthorizer requestAuthorizer(ServerConfig config, NodeSecurity security, ServedImage image) {
+    static RequestAuthorizer requestAuthorizer(ServerConfig config, NodeSecurity security,
+                                               java.util.function.Supplier<MetadataImage> image) {
         if (!config.getBoolean(SecurityConfig.AUTHORIZER_ENABLED)) {
             return RequestAuthorizer.OFF;
         }
@@ -160,7 +161,7 @@ public final class BrokerServer implements AutoCloseable {
         if (!own.equals(TransportSecurity.ANONYMOUS)) {
             superUsers.add(own);
         }
-        return RequestAuthorizer.on(superUsers, config.getBoolean(SecurityConfig.ALLOW_EVERYONE_IF_NO_ACL), image::current);
+        return RequestAuthorizer.on(superUsers, config.getBoolean(SecurityConfig.ALLOW_EVERYONE_IF_NO_ACL), image);
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String prefix) {
@@ -219,7 +220,7 @@ public final class BrokerServer implements AutoCloseable {
         PartitionMetrics partitionMetrics = new PartitionMetrics(registry, replicaManager, logManager, time,
             config.getInt(ServerConfig.METRICS_PARTITION_SERIES_MAX));
         scheduler.scheduleWithFixedDelay(() -> refreshMetrics(metrics, partitionMetrics), 1, 5, TimeUnit.SECONDS);
-        RequestAuthorizer authorizer = requestAuthorizer(config, security, servedImage);
+        RequestAuthorizer authorizer = requestAuthorizer(config, security, servedImage::current);
         io.raftline.broker.quota.ClientQuotas quotas = new io.raftline.broker.quota.ClientQuotas(servedImage::current, time);
         BrokerRpcService service = new BrokerRpcService(replicaManager, metrics, metadata.channel(), producerIds,
             config.originals(), config.getBoolean("auto.create.topics.enable"), servedImage, appliedImage,
@@ -448,6 +449,11 @@ public final class BrokerServer implements AutoCloseable {
     private static io.netty.channel.EventLoopGroup eventLoops(CpuTimeThreads threads) {
         return new io.netty.channel.MultiThreadIoEventLoopGroup(threads.threads(), threads,
             io.netty.channel.nio.NioIoHandler.newFactory());
+    }
+
+    /** The metadata image this broker serves requests with. */
+    MetadataImage servedImage() {
+        return servedImage.current();
     }
 
     @Override

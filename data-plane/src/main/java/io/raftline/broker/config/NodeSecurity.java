@@ -45,6 +45,8 @@ public final class NodeSecurity {
     private final boolean brokerSasl;
     private final boolean kafkaSasl;
     private final long maxReauthMs;
+    /** The TLS side shared by the listeners that run TLS; null when none does. */
+    private TransportSecurity tlsSecurity;
 
     private NodeSecurity(ReloadingTls tls, TransportSecurity broker, TransportSecurity controller, boolean quorumTls,
                          boolean metricsTls, ClientAuth clientAuth, Predicate<String> nodePrincipals,
@@ -95,10 +97,12 @@ public final class NodeSecurity {
             SecurityConfig.verifiesHostname(config.getString(SecurityConfig.ENDPOINT_IDENTIFICATION)));
         Set<String> superUsers = new HashSet<>(SecurityConfig.superUsers(config.getString(SecurityConfig.SUPER_USERS)));
         Predicate<String> nodes = TransportSecurity.nodePrincipals(superUsers, tlsSecurity.ownPrincipal());
-        return new NodeSecurity(tls, brokerTls ? tlsSecurity : TransportSecurity.plaintext(),
+        NodeSecurity security = new NodeSecurity(tls, brokerTls ? tlsSecurity : TransportSecurity.plaintext(),
             controllerTls ? tlsSecurity : TransportSecurity.plaintext(), quorumTls, metricsTls, auth, nodes,
             kafkaTls ? tlsSecurity : TransportSecurity.plaintext(), brokerSasl, kafkaSasl,
             config.getLong(SecurityConfig.MAX_REAUTH_MS));
+        security.tlsSecurity = tlsSecurity;
+        return security;
     }
 
     /** Whether the listener runs TLS (SSL, or SASL_SSL). */
@@ -155,6 +159,14 @@ public final class NodeSecurity {
     }
 
     /** The metrics listener's TLS context, or null when it is plaintext. */
+    /**
+     * The principal of a client's TLS session on one of this node's listeners (the metrics listener's included), by
+     * {@code ssl.principal.mapping.rules}; {@code User:ANONYMOUS} without a certificate or without TLS.
+     */
+    public String principalOf(javax.net.ssl.SSLSession session) {
+        return tlsSecurity == null || session == null ? TransportSecurity.ANONYMOUS : tlsSecurity.principalOf(session);
+    }
+
     public SSLContext metricsSslContext() {
         if (!metricsTls) {
             return null;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpsExchange;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.raftline.client.admin.ClusterOverview;
 import io.raftline.client.common.TopicPartition;
@@ -15,8 +16,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -44,17 +47,22 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
     private final ConsoleBackend backend;
     private final Time time;
     private final ConsoleViews views = new ConsoleViews(JSON);
+    private final ConsoleSecurity security;
 
     /**
      * @param bootstrap brokers of the cluster to ask ({@code host:port,...}); null or empty while none is known
      */
     public ConsoleHandler(int nodeId, boolean adminEnabled, MeterRegistry registry, Supplier<String> bootstrap, Time time) {
-        this(nodeId, adminEnabled, registry, bootstrap, java.util.Map.of(), time);
+        this(nodeId, adminEnabled, registry, bootstrap, java.util.Map.of(), ConsoleSecurity.NONE, time);
     }
 
-    /** @param clientSecurity the client keys the console's own admin client connects with (TLS to the brokers) */
+    /**
+     * @param clientSecurity the client keys the console's own admin client connects with (TLS to the brokers)
+     * @param security how admin actions are authenticated and authorized ({@link ConsoleAccess})
+     */
     public ConsoleHandler(int nodeId, boolean adminEnabled, MeterRegistry registry, Supplier<String> bootstrap,
-                          java.util.Map<String, String> clientSecurity, Time time) {
+                          java.util.Map<String, String> clientSecurity, ConsoleSecurity security, Time time) {
+        this.security = security;
         this.nodeId = nodeId;
         this.adminEnabled = adminEnabled;
         this.csrf = new CsrfToken(new SecureRandom());
@@ -98,7 +106,8 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
             case VENDOR -> vendor(exchange, route.params().get("asset"));
             case SESSION -> {
                 ObjectNode o = JSON.createObjectNode().put("nodeId", nodeId).put("adminEnabled", adminEnabled)
-                    .put("refreshMs", REFRESH_MS);
+                    .put("refreshMs", REFRESH_MS).put("principal", principal(exchange))
+                    .put("authenticationRequired", security.authenticationRequired() || security.authorizerOn());
                 if (adminEnabled) {
                     o.put("csrfToken", csrf.value());
                 }
@@ -179,6 +188,11 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         }
     }
 
+    /** The principal of the request's client certificate, {@code User:ANONYMOUS} without one (or over HTTP). */
+    private String principal(HttpExchange exchange) {
+        return security.principalOf().apply(exchange instanceof HttpsExchange https ? https.getSSLSession() : null);
+    }
+
     private void admin(HttpExchange exchange, ConsoleRoute route) throws IOException {
         if (!adminEnabled) {
             throw new ConsoleException(403, "admin actions are disabled on this node (console.admin.enabled=false)");
@@ -192,9 +206,19 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         if (token == null) {
             token = exchange.getRequestHeaders().getFirst("X-CSRF-Token");
         }
-        if (!csrf.matches(token)) {
-            throw new ConsoleException(403, token == null ? "missing CSRF token" : "wrong CSRF token");
+        String csrfError = csrf.matches(token) ? null : token == null ? "missing CSRF token" : "wrong CSRF token";
+        String principal = principal(exchange);
+        String host = exchange.getRemoteAddress().getAddress().getHostAddress();
+        List<ConsoleAccess.Need> needs = ConsoleAccess.needs(route.kind(), Objects.requireNonNullElse(form.optional("topic"), ""),
+            Objects.requireNonNullElse(form.optional("group"), ""));
+        ConsoleAccess.Decision decision = ConsoleAccess.decide(adminEnabled, csrfError, security.authenticationRequired(),
+            security.authorizerOn(), principal, needs,
+            check -> security.acls().allowed(principal, host, check.operation(), check.type(), check.name()));
+        if (!decision.allowed()) {
+            LOG.info("console: refused {} from {} at {}: {}", route.kind(), principal, host, decision.error());
+            throw new ConsoleException(decision.status(), decision.error());
         }
+        LOG.info("console: {} at {} runs {} ({})", principal, host, route.kind(), form.without("csrf"));
         ObjectNode ok = JSON.createObjectNode().put("ok", true);
         switch (route.kind()) {
             case CREATE_TOPIC -> {

@@ -497,8 +497,12 @@
       setStatus('error: ' + e.message, true);
       return;
     }
+    const who = state.session.principal;
+    const anonymous = !who || who === 'User:ANONYMOUS';
     document.getElementById('node').textContent = 'node ' + state.session.nodeId
-      + (state.session.adminEnabled ? ' · admin enabled' : ' · read-only');
+      + (state.session.adminEnabled ? ' · admin enabled' : ' · read-only')
+      + (anonymous ? (state.session.adminEnabled && state.session.authenticationRequired
+        ? ' · no client certificate: admin actions are refused' : '') : ' · as ' + who);
     window.addEventListener('hashchange', onRoute);
     state.route = parseRoute();
     await refresh();
