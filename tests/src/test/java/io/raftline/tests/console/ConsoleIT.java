@@ -35,9 +35,6 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.Select;
 
 /**
@@ -101,13 +98,7 @@ class ConsoleIT {
         }
         Files.createDirectories(SHOTS);
         profile = Files.createTempDirectory("raftline-chromium-");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(Chromium.BROWSER.toFile());
-        options.addArguments(Chromium.FLAGS);
-        options.addArguments("--user-data-dir=" + profile);
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(Chromium.DRIVER.toFile())
-            .usingAnyFreePort().build();
-        driver = new ChromeDriver(service, options);
+        driver = Chromium.start(profile);
     }
 
     @AfterAll

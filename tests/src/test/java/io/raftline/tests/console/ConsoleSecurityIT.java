@@ -10,23 +10,33 @@ import io.raftline.common.tls.TlsFiles;
 import io.raftline.common.tls.TlsMaterial;
 import io.raftline.tests.cluster.Cli;
 import io.raftline.tests.cluster.TestCluster;
+import java.io.File;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import javax.net.ssl.KeyManager;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.TrustManager;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
 
 /**
  * The console's admin actions on a cluster set up as {@code raftline dev --tls} does (mTLS, {@code authorizer.enabled},
@@ -151,5 +161,39 @@ class ConsoleSecurityIT {
         HttpResponse<String> other = createTopic(app, "console-other");
         assertThat(other.statusCode()).as(other.body()).isEqualTo(403);
         assertThat(topics()).doesNotContain("console-other");
+    }
+
+    /**
+     * Chromium (headless, with no certificate to show; the dev CA is not in its trust store, hence the flag) opens the
+     * console: the header says admin actions will be refused, and the create-topic form is refused with 401.
+     */
+    @Test
+    void aBrowserWithoutACertificateIsRefused() throws Exception {
+        Optional<String> missing = Chromium.missing();
+        Assumptions.assumeTrue(missing.isEmpty(), () -> "no browser: " + missing.orElse(""));
+        WebDriver driver = Chromium.start(Files.createTempDirectory(tmp, "chromium-"), "--ignore-certificate-errors");
+        try {
+            driver.get("https://localhost:" + cluster.node(1).metricsPort() + "/ui/#/topics");
+            TestCluster.await(() -> !driver.findElements(By.id("create-topic-form")).isEmpty()
+                && driver.findElement(By.id("node")).getText().contains("no client certificate: admin actions are refused"),
+                Duration.ofSeconds(30), "the console to say it has no certificate (header: " + header(driver) + ")");
+            WebElement form = driver.findElement(By.id("create-topic-form"));
+            form.findElement(By.name("topic")).sendKeys("console-from-browser");
+            form.findElement(By.cssSelector("button[type=submit]")).click();
+            String expected = "refused: 401 authentication required: open the console over HTTPS with a client certificate";
+            TestCluster.await(() -> driver.findElement(By.id("create-topic-form-result")).getText().equals(expected),
+                Duration.ofSeconds(30), "the form to be refused with 401");
+            Path shots = Path.of("target", "console");
+            Files.createDirectories(shots);
+            File shot = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+            Files.copy(shot.toPath(), shots.resolve("refused-without-certificate.png"), StandardCopyOption.REPLACE_EXISTING);
+            assertThat(topics()).doesNotContain("console-from-browser");
+        } finally {
+            driver.quit();
+        }
+    }
+
+    private static String header(WebDriver driver) {
+        return driver.findElements(By.id("node")).isEmpty() ? "none" : driver.findElement(By.id("node")).getText();
     }
 }
