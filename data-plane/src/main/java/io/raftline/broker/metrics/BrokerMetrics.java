@@ -140,6 +140,23 @@ public final class BrokerMetrics {
             .description("Records produced to this broker").register(registry)).increment(records);
     }
 
+    /**
+     * A produce request answered (either listener): a request per topic named, and per partition its bytes and
+     * records when appended, else its error.
+     */
+    public void recordProduced(Map<TopicPartition, java.nio.ByteBuffer> data, Map<TopicPartition, ReplicaManager.ProduceResult> results) {
+        data.keySet().stream().map(TopicPartition::topic).distinct().forEach(t -> recordRequest("produce", t));
+        for (Map.Entry<TopicPartition, java.nio.ByteBuffer> e : data.entrySet()) {
+            ReplicaManager.ProduceResult r = results.get(e.getKey());
+            if (r != null && r.error() == ErrorCode.NONE) {
+                // The append already counted the records: no third pass over the batch headers.
+                recordProduce(e.getKey().topic(), e.getValue().limit(), r.recordCount());
+            } else {
+                recordError("produce", r == null ? ErrorCode.UNKNOWN : r.error());
+            }
+        }
+    }
+
     /** One request of {@code api} that named {@code topic} (a request naming several topics counts for each). */
     public void recordRequest(String api, String topic) {
         requests.computeIfAbsent(api, a -> new ConcurrentHashMap<>()).computeIfAbsent(topic, t -> Counter

@@ -383,16 +383,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     }
 
     private void recordProduced(Map<TopicPartition, ByteBuffer> data, Map<TopicPartition, ReplicaManager.ProduceResult> results) {
-        data.keySet().stream().map(TopicPartition::topic).distinct().forEach(t -> metrics.recordRequest("produce", t));
-        for (Map.Entry<TopicPartition, ByteBuffer> e : data.entrySet()) {
-            ReplicaManager.ProduceResult r = results.get(e.getKey());
-            if (r != null && r.error() == ErrorCode.NONE) {
-                // The append already counted the records: no third pass over the batch headers.
-                metrics.recordProduce(e.getKey().topic(), e.getValue().limit(), r.recordCount());
-            } else {
-                metrics.recordError("produce", r == null ? ErrorCode.UNKNOWN : r.error());
-            }
-        }
+        metrics.recordProduced(data, results);
     }
 
     static <T> void send(ServerCallStreamObserver<T> call, T message) {

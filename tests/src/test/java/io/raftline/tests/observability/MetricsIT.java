@@ -123,6 +123,54 @@ class MetricsIT {
             Duration.ofSeconds(30), "log end offsets of all replicas to add up to three copies");
     }
 
+    /**
+     * A Kafka client's traffic through kafka.listener counts in the same families as the SDK's: records and bytes in
+     * on the leader, records out to consumers, and the followers' replication of them.
+     */
+    @Test
+    void kafkaClientsTrafficIsCountedAsTheSdks() throws Exception {
+        String topic = "metered-kafka";
+        createTopic(topic, 1);
+        Map<String, String> byTopic = Map.of("topic", topic);
+        Map<String, String> consumers = Map.of("topic", topic, "traffic", "consumer");
+        int records = 500;
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        p.setProperty("acks", "all");
+        p.setProperty("compression.type", "none");
+        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> producer =
+                 new org.apache.kafka.clients.producer.KafkaProducer<>(p,
+                     new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                     new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            for (int i = 0; i < records; i++) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, null, new byte[100]));
+            }
+            producer.flush();
+        }
+        assertThat(clusterSum("raftline_broker_messages_in_total", byTopic)).as("records in over kafka.listener")
+            .isEqualTo(records);
+        assertThat(clusterSum("raftline_broker_bytes_in_total", byTopic)).isGreaterThanOrEqualTo(records * 100.0);
+        TestCluster.await(() -> clusterSum("raftline_replication_messages_in_total", byTopic) == 2.0 * records,
+            Duration.ofSeconds(30), "both followers to count the records they replicated");
+        java.util.Properties c = new java.util.Properties();
+        c.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        c.setProperty("auto.offset.reset", "earliest");
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer =
+                 new org.apache.kafka.clients.consumer.KafkaConsumer<>(c,
+                     new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                     new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            consumer.assign(List.of(new org.apache.kafka.common.TopicPartition(topic, 0)));
+            int[] read = {0};
+            TestCluster.await(() -> {
+                read[0] += consumer.poll(Duration.ofMillis(200)).count();
+                return read[0] >= records;
+            }, Duration.ofSeconds(30), "the Kafka consumer to read the records");
+        }
+        assertThat(clusterSum("raftline_broker_messages_out_total", consumers)).as("records out to the Kafka consumer")
+            .isGreaterThanOrEqualTo(records);
+        assertThat(clusterSum("raftline_broker_bytes_out_total", consumers)).isGreaterThanOrEqualTo(records * 100.0);
+    }
+
     @Test
     void underReplicatedPartitionsRiseWhenAFollowerDiesAndFallWhenItReturns() throws Exception {
         String topic = "watched";
