@@ -30,7 +30,7 @@ import javax.net.ssl.TrustManager;
  */
 public final class NodeSecurity {
 
-    private static final NodeSecurity PLAINTEXT = new NodeSecurity(null, TransportSecurity.plaintext(),
+    private static final NodeSecurity PLAINTEXT = new NodeSecurity(null, null, TransportSecurity.plaintext(),
         TransportSecurity.plaintext(), false, false, ClientAuth.NONE, p -> false, TransportSecurity.plaintext(), false,
         false, 0);
 
@@ -46,11 +46,13 @@ public final class NodeSecurity {
     private final boolean kafkaSasl;
     private final long maxReauthMs;
     /** The TLS side shared by the listeners that run TLS; null when none does. */
-    private TransportSecurity tlsSecurity;
+    private final TransportSecurity tlsSecurity;
 
-    private NodeSecurity(ReloadingTls tls, TransportSecurity broker, TransportSecurity controller, boolean quorumTls,
-                         boolean metricsTls, ClientAuth clientAuth, Predicate<String> nodePrincipals,
+    private NodeSecurity(ReloadingTls tls, TransportSecurity tlsSecurity, TransportSecurity broker,
+                         TransportSecurity controller, boolean quorumTls, boolean metricsTls, ClientAuth clientAuth,
+                         Predicate<String> nodePrincipals,
                          TransportSecurity kafka, boolean brokerSasl, boolean kafkaSasl, long maxReauthMs) {
+        this.tlsSecurity = tlsSecurity;
         this.kafka = kafka;
         this.brokerSasl = brokerSasl;
         this.kafkaSasl = kafkaSasl;
@@ -97,12 +99,10 @@ public final class NodeSecurity {
             SecurityConfig.verifiesHostname(config.getString(SecurityConfig.ENDPOINT_IDENTIFICATION)));
         Set<String> superUsers = new HashSet<>(SecurityConfig.superUsers(config.getString(SecurityConfig.SUPER_USERS)));
         Predicate<String> nodes = TransportSecurity.nodePrincipals(superUsers, tlsSecurity.ownPrincipal());
-        NodeSecurity security = new NodeSecurity(tls, brokerTls ? tlsSecurity : TransportSecurity.plaintext(),
+        return new NodeSecurity(tls, tlsSecurity, brokerTls ? tlsSecurity : TransportSecurity.plaintext(),
             controllerTls ? tlsSecurity : TransportSecurity.plaintext(), quorumTls, metricsTls, auth, nodes,
             kafkaTls ? tlsSecurity : TransportSecurity.plaintext(), brokerSasl, kafkaSasl,
             config.getLong(SecurityConfig.MAX_REAUTH_MS));
-        security.tlsSecurity = tlsSecurity;
-        return security;
     }
 
     /** Whether the listener runs TLS (SSL, or SASL_SSL). */
