@@ -7,7 +7,9 @@ import io.raftline.metadata.client.LocalControllers;
 import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.console.ConsoleHandler;
 import io.raftline.broker.console.ConsoleSecurity;
+import io.raftline.broker.security.ImageSasl;
 import io.raftline.broker.security.RequestAuthorizer;
+import io.raftline.common.sasl.ScramMechanism;
 import io.raftline.common.tls.SecurityConfig;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.broker.metrics.JvmProcessMetrics;
@@ -124,7 +126,9 @@ public final class RaftlineNode {
     private ConsoleSecurity consoleSecurity() {
         RequestAuthorizer authorizer = BrokerServer.requestAuthorizer(config, security, this::currentImage);
         boolean certificates = security.metricsSslContext() != null && security.clientAuth() != SecurityConfig.ClientAuth.NONE;
-        return new ConsoleSecurity(certificates, authorizer.enabled(), security::principalOf, authorizer::allowed);
+        ImageSasl scram = new ImageSasl(this::currentImage, time, 0);
+        return new ConsoleSecurity(certificates, authorizer.enabled(), security::principalOf, authorizer::allowed,
+            user -> scram.credential(user, ScramMechanism.SCRAM_SHA_512));
     }
 
     private MetadataImage currentImage() {

@@ -89,7 +89,7 @@ final class ConsoleAccess {
         }
         boolean anonymous = principal == null || principal.equals(TransportSecurity.ANONYMOUS);
         if ((authenticationRequired || authorizerOn) && anonymous) {
-            return new Decision(401, "authentication required: open the console over HTTPS with a client certificate");
+            return new Decision(401, "authentication required: show a client certificate or log in, over HTTPS");
         }
         if (!authorizerOn) {
             return Decision.ALLOWED;

@@ -9,6 +9,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.raftline.client.admin.ClusterOverview;
 import io.raftline.client.common.TopicPartition;
 import io.raftline.common.Time;
+import io.raftline.grpc.TransportSecurity;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -48,6 +49,7 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
     private final Time time;
     private final ConsoleViews views = new ConsoleViews(JSON);
     private final ConsoleSecurity security;
+    private final ConsoleSessions sessions;
 
     /**
      * @param bootstrap brokers of the cluster to ask ({@code host:port,...}); null or empty while none is known
@@ -66,6 +68,7 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         this.nodeId = nodeId;
         this.adminEnabled = adminEnabled;
         this.csrf = new CsrfToken(new SecureRandom());
+        this.sessions = new ConsoleSessions(time, new SecureRandom());
         this.registry = registry;
         this.time = time;
         this.backend = new ConsoleBackend(bootstrap, "raftline-console-" + nodeId, clientSecurity, time);
@@ -95,6 +98,10 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
             admin(exchange, route);
             return;
         }
+        if (route.kind() == ConsoleRoute.Kind.LOGIN || route.kind() == ConsoleRoute.Kind.LOGOUT) {
+            session(exchange, route);
+            return;
+        }
         FormData query = FormData.parse(exchange.getRequestURI().getRawQuery());
         switch (route.kind()) {
             case REDIRECT_ROOT -> {
@@ -107,7 +114,9 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
             case SESSION -> {
                 ObjectNode o = JSON.createObjectNode().put("nodeId", nodeId).put("adminEnabled", adminEnabled)
                     .put("refreshMs", REFRESH_MS).put("principal", principal(exchange))
-                    .put("authenticationRequired", security.authenticationRequired() || security.authorizerOn());
+                    .put("authenticationRequired", security.authenticationRequired() || security.authorizerOn())
+                    .put("certificate", !certificatePrincipal(exchange).equals(TransportSecurity.ANONYMOUS))
+                    .put("loginAvailable", exchange instanceof HttpsExchange);
                 if (adminEnabled) {
                     o.put("csrfToken", csrf.value());
                 }
@@ -188,25 +197,79 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         }
     }
 
-    /** The principal of the request's client certificate, {@code User:ANONYMOUS} without one (or over HTTP). */
+    /**
+     * Who the request is from: its client certificate's principal, else the principal of its login session, else
+     * {@code User:ANONYMOUS}.
+     */
     private String principal(HttpExchange exchange) {
+        String fromCertificate = certificatePrincipal(exchange);
+        if (!fromCertificate.equals(TransportSecurity.ANONYMOUS)) {
+            return fromCertificate;
+        }
+        return sessions.principal(ConsoleSessions.idFromCookies(exchange.getRequestHeaders().getFirst("Cookie")))
+            .orElse(TransportSecurity.ANONYMOUS);
+    }
+
+    private String certificatePrincipal(HttpExchange exchange) {
         return security.principalOf().apply(exchange instanceof HttpsExchange https ? https.getSSLSession() : null);
+    }
+
+    /** The posted form (415 unless it is one). */
+    private static FormData postedForm(HttpExchange exchange) throws IOException {
+        String type = exchange.getRequestHeaders().getFirst("Content-Type");
+        if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+            throw new ConsoleException(415, "admin actions take a form (application/x-www-form-urlencoded)");
+        }
+        return FormData.parse(body(exchange));
+    }
+
+    /** Null when the form (field {@code csrf}) or the {@code X-CSRF-Token} header carries this node's token; else why not. */
+    private String csrfError(HttpExchange exchange, FormData form) {
+        String token = form.optional("csrf");
+        if (token == null) {
+            token = exchange.getRequestHeaders().getFirst("X-CSRF-Token");
+        }
+        return csrf.matches(token) ? null : token == null ? "missing CSRF token" : "wrong CSRF token";
+    }
+
+    /**
+     * Login (a SCRAM user's name and password, checked against the user's SCRAM-SHA-512 credential in the metadata)
+     * and logout; both need the CSRF token, and login needs HTTPS (the password crosses the network).
+     */
+    private void session(HttpExchange exchange, ConsoleRoute route) throws IOException {
+        FormData form = postedForm(exchange);
+        String bad = csrfError(exchange, form);
+        if (bad != null) {
+            throw new ConsoleException(403, bad);
+        }
+        boolean https = exchange instanceof HttpsExchange;
+        String host = exchange.getRemoteAddress().getAddress().getHostAddress();
+        if (route.kind() == ConsoleRoute.Kind.LOGOUT) {
+            sessions.close(ConsoleSessions.idFromCookies(exchange.getRequestHeaders().getFirst("Cookie")));
+            exchange.getResponseHeaders().add("Set-Cookie", ConsoleSessions.setCookie(null, https));
+            json(exchange, 200, JSON.createObjectNode().put("ok", true));
+            return;
+        }
+        if (!https) {
+            throw new ConsoleException(403, "log in over HTTPS only (metrics.listener.security.protocol=SSL)");
+        }
+        String user = form.required("username");
+        if (!ConsoleSessions.passwordMatches(security.scramCredential().apply(user), form.optional("password"))) {
+            LOG.info("console: failed login as '{}' from {}", user, host);
+            throw new ConsoleException(401, "authentication failed");
+        }
+        String principal = "User:" + user;
+        exchange.getResponseHeaders().add("Set-Cookie", ConsoleSessions.setCookie(sessions.open(principal), true));
+        LOG.info("console: {} logged in from {}", principal, host);
+        json(exchange, 200, JSON.createObjectNode().put("ok", true).put("principal", principal));
     }
 
     private void admin(HttpExchange exchange, ConsoleRoute route) throws IOException {
         if (!adminEnabled) {
             throw new ConsoleException(403, "admin actions are disabled on this node (console.admin.enabled=false)");
         }
-        String type = exchange.getRequestHeaders().getFirst("Content-Type");
-        if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
-            throw new ConsoleException(415, "admin actions take a form (application/x-www-form-urlencoded)");
-        }
-        FormData form = FormData.parse(body(exchange));
-        String token = form.optional("csrf");
-        if (token == null) {
-            token = exchange.getRequestHeaders().getFirst("X-CSRF-Token");
-        }
-        String csrfError = csrf.matches(token) ? null : token == null ? "missing CSRF token" : "wrong CSRF token";
+        FormData form = postedForm(exchange);
+        String csrfError = csrfError(exchange, form);
         String principal = principal(exchange);
         String host = exchange.getRemoteAddress().getAddress().getHostAddress();
         List<ConsoleAccess.Need> needs = ConsoleAccess.needs(route.kind(), Objects.requireNonNullElse(form.optional("topic"), ""),

@@ -490,6 +490,53 @@
     if (url && url !== state.pageKey) refresh();
   }
 
+  // Who the page acts as: a client certificate's principal, a logged-in SCRAM user (with a logout button), or no one
+  // (with a login form where the node offers one).
+  function renderIdentity() {
+    const s = state.session;
+    const who = s.principal;
+    const anonymous = !who || who === 'User:ANONYMOUS';
+    document.getElementById('node').textContent = 'node ' + s.nodeId + (s.adminEnabled ? ' · admin enabled' : ' · read-only')
+      + (anonymous ? (s.adminEnabled && s.authenticationRequired ? ' · not signed in: admin actions are refused' : '')
+        : ' · as ' + who);
+    let box = document.getElementById('identity');
+    if (!box) {
+      box = el('span', { id: 'identity' });
+      document.getElementById('node').after(box);
+    }
+    box.textContent = '';
+    if (!s.adminEnabled || !s.authenticationRequired) return;
+    if (anonymous && s.loginAvailable) {
+      const f = el('form', { id: 'login-form' }, [
+        el('input', { type: 'text', name: 'username', placeholder: 'SCRAM user', autocomplete: 'username', required: true }),
+        el('input', { type: 'password', name: 'password', placeholder: 'password', autocomplete: 'current-password', required: true }),
+        el('input', { type: 'hidden', name: 'csrf', value: s.csrfToken }),
+        el('button', { type: 'submit', id: 'login-submit', text: 'Log in' }),
+        el('span', { class: 'form-result', id: 'login-result' })]);
+      f.onsubmit = (ev) => { ev.preventDefault(); signInOrOut('login', f); };
+      box.append(f);
+    } else if (!anonymous && !s.certificate) {
+      const f = el('form', { id: 'logout-form' }, [el('input', { type: 'hidden', name: 'csrf', value: s.csrfToken }),
+        el('button', { type: 'submit', id: 'logout-submit', text: 'Log out' })]);
+      f.onsubmit = (ev) => { ev.preventDefault(); signInOrOut('logout', f); };
+      box.append(f);
+    }
+  }
+
+  async function signInOrOut(action, f) {
+    const result = document.getElementById('login-result');
+    try {
+      const r = await fetch('/ui/api/' + action, { method: 'POST', body: new URLSearchParams(new FormData(f)),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+      const body = await r.json();
+      if (!r.ok) throw new Error(r.status + ' ' + (body.error || ''));
+      state.session = await getJson('/ui/api/session');
+      renderIdentity();
+    } catch (e) {
+      if (result) { result.className = 'form-result error'; result.textContent = 'refused: ' + e.message; }
+    }
+  }
+
   async function start() {
     try {
       state.session = await getJson('/ui/api/session');
@@ -497,12 +544,7 @@
       setStatus('error: ' + e.message, true);
       return;
     }
-    const who = state.session.principal;
-    const anonymous = !who || who === 'User:ANONYMOUS';
-    document.getElementById('node').textContent = 'node ' + state.session.nodeId
-      + (state.session.adminEnabled ? ' · admin enabled' : ' · read-only')
-      + (anonymous ? (state.session.adminEnabled && state.session.authenticationRequired
-        ? ' · no client certificate: admin actions are refused' : '') : ' · as ' + who);
+    renderIdentity();
     window.addEventListener('hashchange', onRoute);
     state.route = parseRoute();
     await refresh();

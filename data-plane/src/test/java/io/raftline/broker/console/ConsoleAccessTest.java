@@ -27,9 +27,9 @@ class ConsoleAccessTest {
         "CREATE_TOPIC | true  | missing CSRF token | true  | true    | User:alice     | create-cluster          | 403 | missing CSRF token",
         "CREATE_TOPIC | true  | wrong CSRF token   | false | false   | User:ANONYMOUS | -                       | 403 | wrong CSRF token",
         // no certificate shown where one is asked for, or where ACLs apply: 401 before any ACL is looked at
-        "CREATE_TOPIC | true  | null               | true  | false   | User:ANONYMOUS | -                       | 401 | authentication required: open the console over HTTPS with a client certificate",
-        "CREATE_TOPIC | true  | null               | false | true    | User:ANONYMOUS | create-cluster          | 401 | authentication required: open the console over HTTPS with a client certificate",
-        "CREATE_TOPIC | true  | null               | true  | true    | null           | create-cluster          | 401 | authentication required: open the console over HTTPS with a client certificate",
+        "CREATE_TOPIC | true  | null               | true  | false   | User:ANONYMOUS | -                       | 401 | authentication required: show a client certificate or log in, over HTTPS",
+        "CREATE_TOPIC | true  | null               | false | true    | User:ANONYMOUS | create-cluster          | 401 | authentication required: show a client certificate or log in, over HTTPS",
+        "CREATE_TOPIC | true  | null               | true  | true    | null           | create-cluster          | 401 | authentication required: show a client certificate or log in, over HTTPS",
         // a plaintext listener without an authorizer: whoever reaches it acts, as before security
         "CREATE_TOPIC | true  | null               | false | false   | User:ANONYMOUS | -                       | 200 | null",
         // certificates but no authorizer: authenticated is enough

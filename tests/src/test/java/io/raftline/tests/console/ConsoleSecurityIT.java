@@ -81,6 +81,7 @@ class ConsoleSecurityIT {
         }
     }
 
+    /** An HTTPS client trusting the dev CA, with the certificate {@code files} name if any. */
     private static HttpClient client(TlsFiles files) {
         TlsMaterial m = TlsMaterial.load(files, Instant.now());
         try {
@@ -98,19 +99,84 @@ class ConsoleSecurityIT {
     }
 
     private static JsonNode session(HttpClient http) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(console("session")).timeout(Duration.ofSeconds(20)).build(),
-            HttpResponse.BodyHandlers.ofString());
+        return session(http, null);
+    }
+
+    /**
+     * The session document, sending {@code cookie} (a {@code Cookie} header value) when not null: the JDK's cookie
+     * store does not send a cookie back to a host without a dot ({@code localhost}), so the tests carry it by hand.
+     */
+    private static JsonNode session(HttpClient http, String cookie) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(console("session")).timeout(Duration.ofSeconds(20));
+        if (cookie != null) {
+            b.header("Cookie", cookie);
+        }
+        HttpResponse<String> r = http.send(b.build(), HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
         return JSON.readTree(r.body());
     }
 
     /** Posts the create-topic form with the session's CSRF token, as the page does. */
     private static HttpResponse<String> createTopic(HttpClient http, String topic) throws Exception {
-        String csrf = session(http).get("csrfToken").asText();
-        return http.send(HttpRequest.newBuilder(console("admin/create-topic")).timeout(Duration.ofSeconds(20))
+        return createTopic(http, null, topic);
+    }
+
+    private static HttpResponse<String> createTopic(HttpClient http, String cookie, String topic) throws Exception {
+        return post(http, cookie, "admin/create-topic", "topic=" + topic + "&partitions=1&replicationFactor=1");
+    }
+
+    /** Posts {@code form} (URL-encoded fields) to {@code path} with the session's CSRF token (and {@code cookie}). */
+    private static HttpResponse<String> post(HttpClient http, String cookie, String path, String form) throws Exception {
+        String csrf = session(http, cookie).get("csrfToken").asText();
+        HttpRequest.Builder b = HttpRequest.newBuilder(console(path)).timeout(Duration.ofSeconds(20))
             .header("Content-Type", "application/x-www-form-urlencoded")
-            .POST(HttpRequest.BodyPublishers.ofString("topic=" + topic + "&partitions=1&replicationFactor=1&csrf=" + csrf))
-            .build(), HttpResponse.BodyHandlers.ofString());
+            .POST(HttpRequest.BodyPublishers.ofString(form + "&csrf=" + csrf));
+        if (cookie != null) {
+            b.header("Cookie", cookie);
+        }
+        return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    private static void addUser(String name, String password) throws IOException {
+        Path file = tmp.resolve(name + ".password");
+        Files.writeString(file, password + "\n");
+        Cli.Result r = cli.run("users", "add", "--name", name, "--password-file", file.toString(), "--command-config", adminConfig);
+        assertThat(r.exitCode()).as(r.toString()).isZero();
+    }
+
+    /**
+     * {@code create} (the create-topic form, as {@code principal}) is refused with 403 naming the missing ACL and
+     * creates nothing; once the CLI grants {@code principal} CREATE on the topic, it creates the topic.
+     */
+    private static void refusedUntilGranted(String principal, String topic,
+                                            java.util.concurrent.Callable<HttpResponse<String>> create) throws Exception {
+        HttpResponse<String> forbidden = create.call();
+        assertThat(forbidden.statusCode()).as(forbidden.body()).isEqualTo(403);
+        assertThat(error(forbidden)).isEqualTo(principal + " is not authorized to CREATE the cluster or CREATE topic '" + topic + "'");
+        assertThat(topics()).doesNotContain(topic);
+        Cli.Result grant = cli.run("acls", "add", "--allow-principal", principal, "--operation", "create", "--topic", topic,
+            "--command-config", adminConfig);
+        assertThat(grant.exitCode()).as(grant.toString()).isZero();
+        // the node's image holds the ACL a moment after the CLI returns
+        HttpResponse<String> created = awaitNot(403, create, "the console to let " + principal + " create " + topic);
+        assertThat(created.statusCode()).as(created.body()).isEqualTo(200);
+        assertThat(topics()).contains(topic);
+    }
+
+    /** Waits (with a deadline) until {@code attempt} answers other than {@code status}; returns that answer. */
+    private static HttpResponse<String> awaitNot(int status, java.util.concurrent.Callable<HttpResponse<String>> attempt,
+                                                 String what) {
+        @SuppressWarnings("unchecked")
+        HttpResponse<String>[] last = new HttpResponse[1];
+        TestCluster.await(() -> {
+            try {
+                last[0] = attempt.call();
+                return last[0].statusCode() != status;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, SETTLE, what);
+        return last[0];
     }
 
     private static String error(HttpResponse<String> r) throws IOException {
@@ -131,36 +197,48 @@ class ConsoleSecurityIT {
         assertThat(nobody.get("authenticationRequired").asBoolean()).isTrue();
         HttpResponse<String> unauthenticated = createTopic(anonymous, topic);
         assertThat(unauthenticated.statusCode()).as(unauthenticated.body()).isEqualTo(401);
-        assertThat(error(unauthenticated)).isEqualTo("authentication required: open the console over HTTPS with a client certificate");
+        assertThat(error(unauthenticated)).isEqualTo("authentication required: show a client certificate or log in, over HTTPS");
 
         assertThat(session(app).get("principal").asText()).isEqualTo("User:app");
-        HttpResponse<String> forbidden = createTopic(app, topic);
-        assertThat(forbidden.statusCode()).as(forbidden.body()).isEqualTo(403);
-        assertThat(error(forbidden)).isEqualTo("User:app is not authorized to CREATE the cluster or CREATE topic '" + topic + "'");
-        assertThat(topics()).doesNotContain(topic);
-
-        Cli.Result grant = cli.run("acls", "add", "--allow-principal", "User:app", "--operation", "create", "--topic", topic,
-            "--command-config", adminConfig);
-        assertThat(grant.exitCode()).as(grant.toString()).isZero();
-        // the node's image holds the ACL a moment after the CLI returns
-        int[] status = {0};
-        String[] body = {null};
-        TestCluster.await(() -> {
-            try {
-                HttpResponse<String> r = createTopic(app, topic);
-                status[0] = r.statusCode();
-                body[0] = r.body();
-                return status[0] != 403;
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, SETTLE, "the console to let User:app create " + topic + " once the ACL is in");
-        assertThat(status[0]).as(body[0]).isEqualTo(200);
-        assertThat(topics()).contains(topic);
+        refusedUntilGranted("User:app", topic, () -> createTopic(app, topic));
         // the grant was for that topic only
         HttpResponse<String> other = createTopic(app, "console-other");
         assertThat(other.statusCode()).as(other.body()).isEqualTo(403);
         assertThat(topics()).doesNotContain("console-other");
+    }
+
+    /**
+     * A SCRAM user (made with the CLI, kept in the quorum) logs in with the console's form instead of a certificate: a
+     * wrong password is 401, the right one gives an HttpOnly, SameSite=Strict, Secure session cookie; the session acts
+     * as User:alice, under the same ACLs; after logout the same client is anonymous again.
+     */
+    @Test
+    void aScramUserLogsInAndActsUnderItsAcls() throws Exception {
+        String topic = "console-alice";
+        addUser("alice", "alice-secret");
+        HttpClient browser = client(new TlsFiles(null, null, cluster.tls().ca()));
+        assertThat(session(browser).get("loginAvailable").asBoolean()).isTrue();
+        HttpResponse<String> wrong = post(browser, null, "login", "username=alice&password=guess");
+        assertThat(wrong.statusCode()).as(wrong.body()).isEqualTo(401);
+        assertThat(error(wrong)).isEqualTo("authentication failed");
+        assertThat(post(browser, null, "login", "username=nobody&password=alice-secret").statusCode()).isEqualTo(401);
+        // the user reaches the node's image a moment after the CLI returns
+        HttpResponse<String> in = awaitNot(401, () -> post(browser, null, "login", "username=alice&password=alice-secret"),
+            "alice to log in");
+        assertThat(in.statusCode()).as(in.body()).isEqualTo(200);
+        String setCookie = in.headers().firstValue("Set-Cookie").orElseThrow();
+        assertThat(setCookie).startsWith("raftline-console-session=")
+            .contains("; HttpOnly", "; SameSite=Strict", "; Secure", "; Path=/ui");
+        String cookie = setCookie.substring(0, setCookie.indexOf(';'));
+        assertThat(session(browser, cookie).get("principal").asText()).isEqualTo("User:alice");
+        assertThat(session(browser, "raftline-console-session=forged").get("principal").asText()).isEqualTo("User:ANONYMOUS");
+
+        refusedUntilGranted("User:alice", topic, () -> createTopic(browser, cookie, topic));
+
+        assertThat(post(browser, cookie, "logout", "x=1").statusCode()).isEqualTo(200);
+        assertThat(session(browser, cookie).get("principal").asText()).as("the session is gone").isEqualTo("User:ANONYMOUS");
+        assertThat(createTopic(browser, cookie, "console-after-logout").statusCode()).isEqualTo(401);
+        assertThat(topics()).doesNotContain("console-after-logout");
     }
 
     /**
@@ -175,12 +253,12 @@ class ConsoleSecurityIT {
         try {
             driver.get("https://localhost:" + cluster.node(1).metricsPort() + "/ui/#/topics");
             TestCluster.await(() -> !driver.findElements(By.id("create-topic-form")).isEmpty()
-                && driver.findElement(By.id("node")).getText().contains("no client certificate: admin actions are refused"),
+                && driver.findElement(By.id("node")).getText().contains("not signed in: admin actions are refused"),
                 Duration.ofSeconds(30), "the console to say it has no certificate (header: " + header(driver) + ")");
             WebElement form = driver.findElement(By.id("create-topic-form"));
             form.findElement(By.name("topic")).sendKeys("console-from-browser");
             form.findElement(By.cssSelector("button[type=submit]")).click();
-            String expected = "refused: 401 authentication required: open the console over HTTPS with a client certificate";
+            String expected = "refused: 401 authentication required: show a client certificate or log in, over HTTPS";
             TestCluster.await(() -> driver.findElement(By.id("create-topic-form-result")).getText().equals(expected),
                 Duration.ofSeconds(30), "the form to be refused with 401");
             Path shots = Path.of("target", "console");
@@ -188,6 +266,26 @@ class ConsoleSecurityIT {
             File shot = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
             Files.copy(shot.toPath(), shots.resolve("refused-without-certificate.png"), StandardCopyOption.REPLACE_EXISTING);
             assertThat(topics()).doesNotContain("console-from-browser");
+
+            // the login form: a SCRAM user signs in and the header says who the page acts as
+            addUser("carol", "carol-secret");
+            TestCluster.await(() -> {
+                if (driver.findElement(By.id("node")).getText().contains("as User:carol")) {
+                    return true;
+                }
+                if (!driver.findElements(By.id("login-form")).isEmpty()) {
+                    WebElement login = driver.findElement(By.id("login-form"));
+                    login.findElement(By.name("username")).clear();
+                    login.findElement(By.name("username")).sendKeys("carol");
+                    login.findElement(By.name("password")).clear();
+                    login.findElement(By.name("password")).sendKeys("carol-secret");
+                    login.findElement(By.id("login-submit")).click();
+                }
+                return false;
+            }, Duration.ofSeconds(30), "carol to log in through the form (header: " + header(driver) + ")");
+            assertThat(driver.findElements(By.id("logout-submit"))).hasSize(1);
+            File in = ((TakesScreenshot) driver).getScreenshotAs(OutputType.FILE);
+            Files.copy(in.toPath(), shots.resolve("logged-in.png"), StandardCopyOption.REPLACE_EXISTING);
         } finally {
             driver.quit();
         }
