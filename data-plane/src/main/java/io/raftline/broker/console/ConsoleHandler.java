@@ -30,8 +30,10 @@ import org.slf4j.LoggerFactory;
  * The web console under {@code /ui/} on the node's HTTP listener: one page ({@code index.html}) with its script and
  * styles and uPlot from its WebJar, all served from the jar, and JSON under {@code /ui/api/}. Read-only unless
  * {@code console.admin.enabled=true}; every admin action is a form POST that must carry this node's
- * {@link CsrfToken} (field {@code csrf} or header {@code X-CSRF-Token}), refused with 403 and nothing changed
- * otherwise. Every refusal is a JSON {@code {"error": "..."}} with a 4xx status, never a stack trace.
+ * {@link CsrfToken} (field {@code csrf} or header {@code X-CSRF-Token}) and, on a secure node, come from a principal
+ * (a client certificate, or a SCRAM user's {@link ConsoleSessions login session}) that the node's ACLs allow; the
+ * decision is {@link ConsoleAccess}'s. Lists are sent a page at a time ({@link ConsoleViews}). Every refusal is a
+ * JSON {@code {"error": "..."}} with a 4xx status and changes nothing, never a stack trace.
  */
 public final class ConsoleHandler implements HttpHandler, AutoCloseable {
 
