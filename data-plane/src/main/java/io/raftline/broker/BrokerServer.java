@@ -26,6 +26,8 @@ import io.raftline.broker.kafka.KafkaListener;
 import io.raftline.broker.log.LogConfig;
 import io.raftline.broker.log.LogManager;
 import io.raftline.broker.metrics.BrokerMetrics;
+import io.raftline.broker.metrics.CpuTimeThreads;
+import io.raftline.broker.metrics.TimedExecutor;
 import io.raftline.broker.metrics.PartitionMetrics;
 import io.raftline.broker.replica.ReplicaFetcherManager;
 import io.raftline.broker.replica.ReplicaManager;
@@ -86,9 +88,12 @@ public final class BrokerServer implements AutoCloseable {
     private ReplicaManager replicaManager;
     private Server server;
     /** broker.listener's event loops (gRPC's NIO defaults, made here because its channels are ours). */
-    private final io.netty.channel.EventLoopGroup grpcBoss = eventLoops("broker-listener-boss", 1);
-    private final io.netty.channel.EventLoopGroup grpcWorkers = eventLoops("broker-listener-worker",
+    private final io.netty.channel.EventLoopGroup grpcBoss = eventLoops(new CpuTimeThreads("broker-listener-boss", 1));
+    private final CpuTimeThreads grpcWorkerThreads = new CpuTimeThreads("broker-listener-worker",
         io.netty.util.NettyRuntime.availableProcessors() * 2);
+    private final io.netty.channel.EventLoopGroup grpcWorkers = eventLoops(grpcWorkerThreads);
+    /** The gRPC request executor, timed for the request-handler idle ratio. */
+    private final TimedExecutor requestHandlers;
     private KafkaListener kafkaListener;
     private GroupCoordinator groupCoordinator;
     private ExecutorGroupScheduler groupScheduler;
@@ -138,6 +143,7 @@ public final class BrokerServer implements AutoCloseable {
         this.registry = registry;
         this.scheduler = Executors.newScheduledThreadPool(2, daemon("broker-scheduler"));
         this.requestExecutor = Executors.newFixedThreadPool(config.getInt("num.io.threads"), daemon("broker-request"));
+        this.requestHandlers = new TimedExecutor(requestExecutor, config.getInt("num.io.threads"), time);
         this.replicaApplier = Executors.newSingleThreadExecutor(daemon("replica-applier"));
     }
 
@@ -145,7 +151,8 @@ public final class BrokerServer implements AutoCloseable {
      * ACLs on client requests when {@code authorizer.enabled}: super.users and this node's own certificate principal
      * may do anything. On the Kafka listener (no TLS or SASL yet) every caller is User:ANONYMOUS.
      */
-    static RequestAuthorizer requestAuthorizer(ServerConfig config, NodeSecurity security, ServedImage image) {
+    static RequestAuthorizer requestAuthorizer(ServerConfig config, NodeSecurity security,
+                                               java.util.function.Supplier<MetadataImage> image) {
         if (!config.getBoolean(SecurityConfig.AUTHORIZER_ENABLED)) {
             return RequestAuthorizer.OFF;
         }
@@ -154,7 +161,7 @@ public final class BrokerServer implements AutoCloseable {
         if (!own.equals(TransportSecurity.ANONYMOUS)) {
             superUsers.add(own);
         }
-        return RequestAuthorizer.on(superUsers, config.getBoolean(SecurityConfig.ALLOW_EVERYONE_IF_NO_ACL), image::current);
+        return RequestAuthorizer.on(superUsers, config.getBoolean(SecurityConfig.ALLOW_EVERYONE_IF_NO_ACL), image);
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String prefix) {
@@ -207,10 +214,13 @@ public final class BrokerServer implements AutoCloseable {
         BrokerMetrics metrics = new BrokerMetrics(registry, replicaManager, () -> metadata.follower().currentImage().index(),
             () -> metadata.follower().quorumCommitIndex(), time);
         replicaManager.setIsrChangeListener(metrics::isrChanged);
+        replicaManager.setReplicatedListener(metrics::recordReplicated);
+        metrics.addIdleRatio("raftline.request.handler.idle.ratio", "pool", "grpc", requestHandlers);
+        metrics.addIdleRatio("raftline.network.thread.idle.ratio", "listener", "broker", grpcWorkerThreads);
         PartitionMetrics partitionMetrics = new PartitionMetrics(registry, replicaManager, logManager, time,
             config.getInt(ServerConfig.METRICS_PARTITION_SERIES_MAX));
         scheduler.scheduleWithFixedDelay(() -> refreshMetrics(metrics, partitionMetrics), 1, 5, TimeUnit.SECONDS);
-        RequestAuthorizer authorizer = requestAuthorizer(config, security, servedImage);
+        RequestAuthorizer authorizer = requestAuthorizer(config, security, servedImage::current);
         io.raftline.broker.quota.ClientQuotas quotas = new io.raftline.broker.quota.ClientQuotas(servedImage::current, time);
         BrokerRpcService service = new BrokerRpcService(replicaManager, metrics, metadata.channel(), producerIds,
             config.originals(), config.getBoolean("auto.create.topics.enable"), servedImage, appliedImage,
@@ -271,7 +281,7 @@ public final class BrokerServer implements AutoCloseable {
             .channelFactory(limits.serverChannels())
             .bossEventLoopGroup(grpcBoss)
             .workerEventLoopGroup(grpcWorkers)
-            .executor(requestExecutor)
+            .executor(requestHandlers)
             .maxInboundMessageSize(maxRequest)
             .flowControlWindow(config.getInt("broker.flow.control.window.bytes"))
             .permitKeepAliveTime(10, TimeUnit.SECONDS)
@@ -290,13 +300,15 @@ public final class BrokerServer implements AutoCloseable {
         }
         HostPort kafkaAddress = config.kafkaListener();
         if (kafkaAddress != null) {
-            KafkaDataApis kafkaData = new KafkaDataApis(replicaManager, service, config.getInt("fetch.max.bytes"), quotas);
+            KafkaDataApis kafkaData = new KafkaDataApis(replicaManager, service, config.getInt("fetch.max.bytes"), quotas,
+                metrics);
             KafkaGroupApis kafkaGroups = new KafkaGroupApis(groupCoordinator, servedImage);
             KafkaApis kafkaApis = new KafkaApis(service, servedImage, clusterId, kafkaData, kafkaGroups, authorizer);
             kafkaListener = KafkaListener.start(kafkaAddress, kafkaApis, service.produceAdmission(), maxRequest,
                 config.getInt("produce.stream.max.in.flight.requests"), security.kafka().withPrincipalConnections(perPrincipal),
                 security.kafkaSasl() ? sasl : null,
                 limits);
+            metrics.addIdleRatio("raftline.network.thread.idle.ratio", "listener", "kafka", kafkaListener.busyTime());
             LOG.info("broker {} speaks Kafka's protocol on {} (advertised {})", brokerId, kafkaAddress, kafkaAdvertised);
         }
         replicaManager.startup();
@@ -440,13 +452,14 @@ public final class BrokerServer implements AutoCloseable {
         }
     }
 
-    private static io.netty.channel.EventLoopGroup eventLoops(String name, int threads) {
-        java.util.concurrent.atomic.AtomicInteger n = new java.util.concurrent.atomic.AtomicInteger();
-        return new io.netty.channel.MultiThreadIoEventLoopGroup(threads, r -> {
-            Thread t = new Thread(r, name + "-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        }, io.netty.channel.nio.NioIoHandler.newFactory());
+    private static io.netty.channel.EventLoopGroup eventLoops(CpuTimeThreads threads) {
+        return new io.netty.channel.MultiThreadIoEventLoopGroup(threads.threads(), threads,
+            io.netty.channel.nio.NioIoHandler.newFactory());
+    }
+
+    /** The metadata image this broker serves requests with. */
+    MetadataImage servedImage() {
+        return servedImage.current();
     }
 
     @Override

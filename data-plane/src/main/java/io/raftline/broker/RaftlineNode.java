@@ -6,6 +6,12 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.raftline.metadata.client.LocalControllers;
 import io.raftline.broker.config.ServerConfig;
 import io.raftline.broker.console.ConsoleHandler;
+import io.raftline.broker.console.ConsoleSecurity;
+import io.raftline.broker.security.ImageSasl;
+import io.raftline.broker.security.RequestAuthorizer;
+import io.raftline.common.sasl.ScramMechanism;
+import io.raftline.common.tls.SecurityConfig;
+import io.raftline.metadata.image.MetadataImage;
 import io.raftline.broker.metrics.JvmProcessMetrics;
 import io.raftline.broker.metrics.MetricsServer;
 import io.raftline.common.SystemTime;
@@ -79,7 +85,7 @@ public final class RaftlineNode {
                 + e.getMessage(), e);
         }
         console = new ConsoleHandler(config.nodeId(), config.getBoolean(ServerConfig.CONSOLE_ADMIN_ENABLED), registry,
-            this::consoleBootstrap, consoleClientSecurity(), time);
+            this::consoleBootstrap, consoleClientSecurity(), consoleSecurity(), time);
         metricsServer.addContext("/ui", console);
         jvmMetrics = new JvmProcessMetrics(registry);
         metricsServer.start();
@@ -110,6 +116,28 @@ public final class RaftlineNode {
             .flatMap(b -> b.endpoint("broker").stream())
             .map(e -> e.getHost() + ":" + e.getPort())
             .collect(java.util.stream.Collectors.joining(","));
+    }
+
+    /**
+     * The console's admin actions: authenticated by the client certificate on the HTTPS metrics listener, authorized
+     * by the broker's ACL decision on this node's metadata image (the broker's, or on a controller-only node the
+     * quorum's).
+     */
+    private ConsoleSecurity consoleSecurity() {
+        RequestAuthorizer authorizer = BrokerServer.requestAuthorizer(config, security, this::currentImage);
+        boolean certificates = security.metricsSslContext() != null && security.clientAuth() != SecurityConfig.ClientAuth.NONE;
+        ImageSasl scram = new ImageSasl(this::currentImage, time, 0);
+        return new ConsoleSecurity(certificates, authorizer.enabled(), security::principalOf, authorizer::allowed,
+            user -> scram.credential(user, ScramMechanism.SCRAM_SHA_512));
+    }
+
+    private MetadataImage currentImage() {
+        BrokerServer b = broker;
+        if (b != null) {
+            return b.servedImage();
+        }
+        QuorumNode q = quorum;
+        return q == null ? MetadataImage.EMPTY : q.image();
     }
 
     /** Null when ready; otherwise why not (for /ready). */

@@ -45,16 +45,31 @@ public final class Records {
 
     /** Bytes, from the position, covered by whole batches (by their length fields only; nothing else is checked). */
     public static int wholeBatchBytes(ByteBuffer buf) {
+        return (int) walkWholeBatches(buf, false);
+    }
+
+    /**
+     * Records in the whole batches from the position (the sum of their record-count fields; a partial trailing
+     * batch counts nothing, and nothing else is checked): what a metric counts without decoding a record.
+     */
+    public static long recordCount(ByteBuffer buf) {
+        return walkWholeBatches(buf, true);
+    }
+
+    /** Walks whole batches by their length fields; returns their bytes, or with {@code records} their record counts. */
+    private static long walkWholeBatches(ByteBuffer buf, boolean records) {
         int pos = buf.position();
         int end = buf.limit();
+        long count = 0;
         while (end - pos >= RecordBatch.HEADER_SIZE) {
             int length = buf.getInt(pos + RecordBatch.LENGTH_OFFSET);
             if (length < RecordBatch.HEADER_SIZE - RecordBatch.LOG_OVERHEAD || length > end - pos - RecordBatch.LOG_OVERHEAD) {
                 break;
             }
+            count += Math.max(0, buf.getInt(pos + RecordBatch.RECORD_COUNT_OFFSET));
             pos += RecordBatch.LOG_OVERHEAD + length;
         }
-        return pos - buf.position();
+        return records ? count : pos - buf.position();
     }
 
     private static final class BatchIterator implements Iterator<RecordBatch> {

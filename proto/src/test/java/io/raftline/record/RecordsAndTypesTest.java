@@ -32,6 +32,24 @@ class RecordsAndTypesTest {
     }
 
     @Test
+    void recordCountSumsWholeBatchesOnly() {
+        ByteBuffer three = RecordBatchRoundTripTest.build(CompressionType.GZIP, List.of(
+            new RecordBatchRoundTripTest.Input(1, null, new byte[] {1}, null),
+            new RecordBatchRoundTripTest.Input(2, null, new byte[] {2}, null),
+            new RecordBatchRoundTripTest.Input(3, null, new byte[] {3}, null)));
+        ByteBuffer one = RecordBatchRoundTripTest.build(CompressionType.NONE,
+            List.of(new RecordBatchRoundTripTest.Input(1, null, new byte[] {1}, null)));
+        ByteBuffer both = BatchValidatorTest.concat(three, one);
+        // {bytes visible, records counted}: nothing, a header only, the first batch, all but one byte, both.
+        int[][] table = {{0, 0}, {RecordBatch.HEADER_SIZE, 0}, {three.limit(), 3}, {both.limit() - 1, 3}, {both.limit(), 4}};
+        for (int[] row : table) {
+            ByteBuffer view = both.duplicate();
+            view.limit(row[0]);
+            assertThat(Records.recordCount(view)).as("first %d bytes", row[0]).isEqualTo(row[1]);
+        }
+    }
+
+    @Test
     void validBytesStopsAtABadCrc() {
         ByteBuffer a = RecordBatchRoundTripTest.build(CompressionType.SNAPPY,
             List.of(new RecordBatchRoundTripTest.Input(1, new byte[] {3}, new byte[] {1, 2}, null)));

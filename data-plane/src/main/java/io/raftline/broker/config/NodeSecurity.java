@@ -30,7 +30,7 @@ import javax.net.ssl.TrustManager;
  */
 public final class NodeSecurity {
 
-    private static final NodeSecurity PLAINTEXT = new NodeSecurity(null, TransportSecurity.plaintext(),
+    private static final NodeSecurity PLAINTEXT = new NodeSecurity(null, null, TransportSecurity.plaintext(),
         TransportSecurity.plaintext(), false, false, ClientAuth.NONE, p -> false, TransportSecurity.plaintext(), false,
         false, 0);
 
@@ -45,10 +45,14 @@ public final class NodeSecurity {
     private final boolean brokerSasl;
     private final boolean kafkaSasl;
     private final long maxReauthMs;
+    /** The TLS side shared by the listeners that run TLS; null when none does. */
+    private final TransportSecurity tlsSecurity;
 
-    private NodeSecurity(ReloadingTls tls, TransportSecurity broker, TransportSecurity controller, boolean quorumTls,
-                         boolean metricsTls, ClientAuth clientAuth, Predicate<String> nodePrincipals,
+    private NodeSecurity(ReloadingTls tls, TransportSecurity tlsSecurity, TransportSecurity broker,
+                         TransportSecurity controller, boolean quorumTls, boolean metricsTls, ClientAuth clientAuth,
+                         Predicate<String> nodePrincipals,
                          TransportSecurity kafka, boolean brokerSasl, boolean kafkaSasl, long maxReauthMs) {
+        this.tlsSecurity = tlsSecurity;
         this.kafka = kafka;
         this.brokerSasl = brokerSasl;
         this.kafkaSasl = kafkaSasl;
@@ -95,7 +99,7 @@ public final class NodeSecurity {
             SecurityConfig.verifiesHostname(config.getString(SecurityConfig.ENDPOINT_IDENTIFICATION)));
         Set<String> superUsers = new HashSet<>(SecurityConfig.superUsers(config.getString(SecurityConfig.SUPER_USERS)));
         Predicate<String> nodes = TransportSecurity.nodePrincipals(superUsers, tlsSecurity.ownPrincipal());
-        return new NodeSecurity(tls, brokerTls ? tlsSecurity : TransportSecurity.plaintext(),
+        return new NodeSecurity(tls, tlsSecurity, brokerTls ? tlsSecurity : TransportSecurity.plaintext(),
             controllerTls ? tlsSecurity : TransportSecurity.plaintext(), quorumTls, metricsTls, auth, nodes,
             kafkaTls ? tlsSecurity : TransportSecurity.plaintext(), brokerSasl, kafkaSasl,
             config.getLong(SecurityConfig.MAX_REAUTH_MS));
@@ -155,6 +159,14 @@ public final class NodeSecurity {
     }
 
     /** The metrics listener's TLS context, or null when it is plaintext. */
+    /**
+     * The principal of a client's TLS session on one of this node's listeners (the metrics listener's included), by
+     * {@code ssl.principal.mapping.rules}; {@code User:ANONYMOUS} without a certificate or without TLS.
+     */
+    public String principalOf(javax.net.ssl.SSLSession session) {
+        return tlsSecurity == null || session == null ? TransportSecurity.ANONYMOUS : tlsSecurity.principalOf(session);
+    }
+
     public SSLContext metricsSslContext() {
         if (!metricsTls) {
             return null;

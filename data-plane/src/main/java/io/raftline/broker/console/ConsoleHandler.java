@@ -4,10 +4,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpHandler;
+import com.sun.net.httpserver.HttpsExchange;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.raftline.client.admin.ClusterOverview;
 import io.raftline.client.common.TopicPartition;
 import io.raftline.common.Time;
+import io.raftline.grpc.TransportSecurity;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -15,8 +17,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -26,8 +30,10 @@ import org.slf4j.LoggerFactory;
  * The web console under {@code /ui/} on the node's HTTP listener: one page ({@code index.html}) with its script and
  * styles and uPlot from its WebJar, all served from the jar, and JSON under {@code /ui/api/}. Read-only unless
  * {@code console.admin.enabled=true}; every admin action is a form POST that must carry this node's
- * {@link CsrfToken} (field {@code csrf} or header {@code X-CSRF-Token}), refused with 403 and nothing changed
- * otherwise. Every refusal is a JSON {@code {"error": "..."}} with a 4xx status, never a stack trace.
+ * {@link CsrfToken} (field {@code csrf} or header {@code X-CSRF-Token}) and, on a secure node, come from a principal
+ * (a client certificate, or a SCRAM user's {@link ConsoleSessions login session}) that the node's ACLs allow; the
+ * decision is {@link ConsoleAccess}'s. Lists are sent a page at a time ({@link ConsoleViews}). Every refusal is a
+ * JSON {@code {"error": "..."}} with a 4xx status and changes nothing, never a stack trace.
  */
 public final class ConsoleHandler implements HttpHandler, AutoCloseable {
 
@@ -43,20 +49,28 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
     private final MeterRegistry registry;
     private final ConsoleBackend backend;
     private final Time time;
+    private final ConsoleViews views = new ConsoleViews(JSON);
+    private final ConsoleSecurity security;
+    private final ConsoleSessions sessions;
 
     /**
      * @param bootstrap brokers of the cluster to ask ({@code host:port,...}); null or empty while none is known
      */
     public ConsoleHandler(int nodeId, boolean adminEnabled, MeterRegistry registry, Supplier<String> bootstrap, Time time) {
-        this(nodeId, adminEnabled, registry, bootstrap, java.util.Map.of(), time);
+        this(nodeId, adminEnabled, registry, bootstrap, java.util.Map.of(), ConsoleSecurity.NONE, time);
     }
 
-    /** @param clientSecurity the client keys the console's own admin client connects with (TLS to the brokers) */
+    /**
+     * @param clientSecurity the client keys the console's own admin client connects with (TLS to the brokers)
+     * @param security how admin actions are authenticated and authorized ({@link ConsoleAccess})
+     */
     public ConsoleHandler(int nodeId, boolean adminEnabled, MeterRegistry registry, Supplier<String> bootstrap,
-                          java.util.Map<String, String> clientSecurity, Time time) {
+                          java.util.Map<String, String> clientSecurity, ConsoleSecurity security, Time time) {
+        this.security = security;
         this.nodeId = nodeId;
         this.adminEnabled = adminEnabled;
         this.csrf = new CsrfToken(new SecureRandom());
+        this.sessions = new ConsoleSessions(time, new SecureRandom());
         this.registry = registry;
         this.time = time;
         this.backend = new ConsoleBackend(bootstrap, "raftline-console-" + nodeId, clientSecurity, time);
@@ -86,6 +100,10 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
             admin(exchange, route);
             return;
         }
+        if (route.kind() == ConsoleRoute.Kind.LOGIN || route.kind() == ConsoleRoute.Kind.LOGOUT) {
+            session(exchange, route);
+            return;
+        }
         FormData query = FormData.parse(exchange.getRequestURI().getRawQuery());
         switch (route.kind()) {
             case REDIRECT_ROOT -> {
@@ -97,14 +115,21 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
             case VENDOR -> vendor(exchange, route.params().get("asset"));
             case SESSION -> {
                 ObjectNode o = JSON.createObjectNode().put("nodeId", nodeId).put("adminEnabled", adminEnabled)
-                    .put("refreshMs", REFRESH_MS);
+                    .put("refreshMs", REFRESH_MS).put("principal", principal(exchange))
+                    .put("authenticationRequired", security.authenticationRequired() || security.authorizerOn())
+                    .put("certificate", !certificatePrincipal(exchange).equals(TransportSecurity.ANONYMOUS))
+                    .put("loginAvailable", exchange instanceof HttpsExchange);
                 if (adminEnabled) {
                     o.put("csrfToken", csrf.value());
                 }
                 json(exchange, 200, o);
             }
             case OVERVIEW -> json(exchange, 200, backend.overview());
-            case TOPIC -> json(exchange, 200, backend.topic(backend.overview(), route.params().get("topic")));
+            case SUMMARY -> json(exchange, 200, views.summary(backend.overview()));
+            case TOPICS -> json(exchange, 200, views.topics(backend.overview(), query.optional("filter"), pageOffset(query),
+                pageLimit(query)));
+            case TOPIC -> json(exchange, 200, views.topic(backend.topic(backend.overview(), route.params().get("topic")),
+                pageOffset(query), pageLimit(query)));
             case PARTITION -> json(exchange, 200, backend.partition(backend.overview(), route.params().get("topic"),
                 Integer.parseInt(route.params().get("partition"))));
             case GROUP -> {
@@ -125,6 +150,14 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
             case RECORDS -> json(exchange, 200, records(query));
             default -> throw new ConsoleException(404, "no such page");
         }
+    }
+
+    private static Long pageOffset(FormData query) {
+        return query.longIn("offset", 0, Integer.MAX_VALUE, null);
+    }
+
+    private static Long pageLimit(FormData query) {
+        return query.longIn("limit", 1, ConsolePage.MAX_LIMIT, null);
     }
 
     private RecordBrowser.Page records(FormData query) {
@@ -166,22 +199,91 @@ public final class ConsoleHandler implements HttpHandler, AutoCloseable {
         }
     }
 
-    private void admin(HttpExchange exchange, ConsoleRoute route) throws IOException {
-        if (!adminEnabled) {
-            throw new ConsoleException(403, "admin actions are disabled on this node (console.admin.enabled=false)");
+    /**
+     * Who the request is from: its client certificate's principal, else the principal of its login session, else
+     * {@code User:ANONYMOUS}.
+     */
+    private String principal(HttpExchange exchange) {
+        String fromCertificate = certificatePrincipal(exchange);
+        if (!fromCertificate.equals(TransportSecurity.ANONYMOUS)) {
+            return fromCertificate;
         }
+        return sessions.principal(ConsoleSessions.idFromCookies(exchange.getRequestHeaders().getFirst("Cookie")))
+            .orElse(TransportSecurity.ANONYMOUS);
+    }
+
+    private String certificatePrincipal(HttpExchange exchange) {
+        return security.principalOf().apply(exchange instanceof HttpsExchange https ? https.getSSLSession() : null);
+    }
+
+    /** The posted form (415 unless it is one). */
+    private static FormData postedForm(HttpExchange exchange) throws IOException {
         String type = exchange.getRequestHeaders().getFirst("Content-Type");
         if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
             throw new ConsoleException(415, "admin actions take a form (application/x-www-form-urlencoded)");
         }
-        FormData form = FormData.parse(body(exchange));
+        return FormData.parse(body(exchange));
+    }
+
+    /** Null when the form (field {@code csrf}) or the {@code X-CSRF-Token} header carries this node's token; else why not. */
+    private String csrfError(HttpExchange exchange, FormData form) {
         String token = form.optional("csrf");
         if (token == null) {
             token = exchange.getRequestHeaders().getFirst("X-CSRF-Token");
         }
-        if (!csrf.matches(token)) {
-            throw new ConsoleException(403, token == null ? "missing CSRF token" : "wrong CSRF token");
+        return csrf.matches(token) ? null : token == null ? "missing CSRF token" : "wrong CSRF token";
+    }
+
+    /**
+     * Login (a SCRAM user's name and password, checked against the user's SCRAM-SHA-512 credential in the metadata)
+     * and logout; both need the CSRF token, and login needs HTTPS (the password crosses the network).
+     */
+    private void session(HttpExchange exchange, ConsoleRoute route) throws IOException {
+        FormData form = postedForm(exchange);
+        String bad = csrfError(exchange, form);
+        if (bad != null) {
+            throw new ConsoleException(403, bad);
         }
+        boolean https = exchange instanceof HttpsExchange;
+        String host = exchange.getRemoteAddress().getAddress().getHostAddress();
+        if (route.kind() == ConsoleRoute.Kind.LOGOUT) {
+            sessions.close(ConsoleSessions.idFromCookies(exchange.getRequestHeaders().getFirst("Cookie")));
+            exchange.getResponseHeaders().add("Set-Cookie", ConsoleSessions.setCookie(null, https));
+            json(exchange, 200, JSON.createObjectNode().put("ok", true));
+            return;
+        }
+        if (!https) {
+            throw new ConsoleException(403, "log in over HTTPS only (metrics.listener.security.protocol=SSL)");
+        }
+        String user = form.required("username");
+        if (!ConsoleSessions.passwordMatches(security.scramCredential().apply(user), form.optional("password"))) {
+            LOG.info("console: failed login as '{}' from {}", user, host);
+            throw new ConsoleException(401, "authentication failed");
+        }
+        String principal = "User:" + user;
+        exchange.getResponseHeaders().add("Set-Cookie", ConsoleSessions.setCookie(sessions.open(principal), true));
+        LOG.info("console: {} logged in from {}", principal, host);
+        json(exchange, 200, JSON.createObjectNode().put("ok", true).put("principal", principal));
+    }
+
+    private void admin(HttpExchange exchange, ConsoleRoute route) throws IOException {
+        if (!adminEnabled) {
+            throw new ConsoleException(403, "admin actions are disabled on this node (console.admin.enabled=false)");
+        }
+        FormData form = postedForm(exchange);
+        String csrfError = csrfError(exchange, form);
+        String principal = principal(exchange);
+        String host = exchange.getRemoteAddress().getAddress().getHostAddress();
+        List<ConsoleAccess.Need> needs = ConsoleAccess.needs(route.kind(), Objects.requireNonNullElse(form.optional("topic"), ""),
+            Objects.requireNonNullElse(form.optional("group"), ""));
+        ConsoleAccess.Decision decision = ConsoleAccess.decide(adminEnabled, csrfError, security.authenticationRequired(),
+            security.authorizerOn(), principal, needs,
+            check -> security.acls().allowed(principal, host, check.operation(), check.type(), check.name()));
+        if (!decision.allowed()) {
+            LOG.info("console: refused {} from {} at {}: {}", route.kind(), principal, host, decision.error());
+            throw new ConsoleException(decision.status(), decision.error());
+        }
+        LOG.info("console: {} at {} runs {} ({})", principal, host, route.kind(), form.without("csrf"));
         ObjectNode ok = JSON.createObjectNode().put("ok", true);
         switch (route.kind()) {
             case CREATE_TOPIC -> {

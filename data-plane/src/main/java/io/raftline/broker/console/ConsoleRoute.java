@@ -22,8 +22,8 @@ public record ConsoleRoute(Kind kind, int status, String error, Map<String, Stri
 
     /** What a request asks for. */
     public enum Kind {
-        REDIRECT_ROOT, PAGE, ASSET, VENDOR, SESSION, OVERVIEW, TOPIC, PARTITION, GROUP, METRICS, RECORDS,
-        CREATE_TOPIC, ELECT_LEADER, RESET_OFFSETS, ERROR
+        REDIRECT_ROOT, PAGE, ASSET, VENDOR, SESSION, OVERVIEW, SUMMARY, TOPICS, TOPIC, PARTITION, GROUP, METRICS, RECORDS,
+        CREATE_TOPIC, ELECT_LEADER, RESET_OFFSETS, LOGIN, LOGOUT, ERROR
     }
 
     /** Kafka's topic name rule. */
@@ -91,6 +91,10 @@ public record ConsoleRoute(Kind kind, int status, String error, Map<String, Stri
                 switch (joined) {
                     case "session": return get(method, Kind.SESSION, Map.of());
                     case "overview": return get(method, Kind.OVERVIEW, Map.of());
+                    case "summary": return get(method, Kind.SUMMARY, Map.of());
+                    case "topics": return get(method, Kind.TOPICS, Map.of());
+                    case "login": return post(method, Kind.LOGIN);
+                    case "logout": return post(method, Kind.LOGOUT);
                     case "metrics": return get(method, Kind.METRICS, Map.of());
                     case "records": return get(method, Kind.RECORDS, Map.of());
                     default: break;

@@ -42,6 +42,12 @@ public final class FormData {
         return new FormData(out);
     }
 
+    /** The fields other than {@code name}, as {@code k=v, ...} in name order (for the log). */
+    public String without(String name) {
+        return new java.util.TreeMap<>(fields).entrySet().stream().filter(e -> !e.getKey().equals(name))
+            .map(e -> e.getKey() + "=" + e.getValue()).collect(java.util.stream.Collectors.joining(", "));
+    }
+
     /** The value, or null when absent or empty. */
     public String optional(String name) {
         String v = fields.get(name);

@@ -1,5 +1,7 @@
 package io.raftline.broker.kafka;
 
+import io.raftline.broker.metrics.BrokerMetrics;
+import io.raftline.record.Records;
 import io.raftline.broker.log.FileSlice;
 import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
@@ -40,9 +42,15 @@ public final class KafkaDataApis {
     private final BrokerRpcService service;
     private final int fetchMaxBytes;
     private final ClientQuotas quotas;
+    private final BrokerMetrics metrics;
 
-    /** {@code fetchMaxBytes}: the broker's fetch.max.bytes, which caps every answer whatever the client asks. */
-    public KafkaDataApis(ReplicaManager replicaManager, BrokerRpcService service, int fetchMaxBytes, ClientQuotas quotas) {
+    /**
+     * {@code fetchMaxBytes}: the broker's fetch.max.bytes, which caps every answer whatever the client asks;
+     * {@code metrics}: where produce and fetch traffic counts, as the gRPC listener's does (null: not counted).
+     */
+    public KafkaDataApis(ReplicaManager replicaManager, BrokerRpcService service, int fetchMaxBytes, ClientQuotas quotas,
+                         BrokerMetrics metrics) {
+        this.metrics = metrics;
         this.quotas = quotas;
         this.replicaManager = replicaManager;
         this.service = service;
@@ -78,6 +86,9 @@ public final class KafkaDataApis {
         // request_percentage counts the broker's own work (the local append), not the wait for the replicas
         long localNs = SystemTime.INSTANCE.nanoseconds() - startNs;
         return appended.thenApply(results -> {
+            if (metrics != null) {
+                metrics.recordProduced(data, results);
+            }
             long throttleMs = throttleMs(ClientQuotas.Kind.PRODUCE, request, request.sizeBytes(), localNs);
             return acks == 0 ? null : produceResponse(results).setThrottleTimeMs((int) throttleMs);
         });
@@ -142,7 +153,7 @@ public final class KafkaDataApis {
             for (FetchManager.PartitionData pd : data) {
                 bytes += pd.result().data() == null ? 0 : pd.result().data().sizeInBytes();
             }
-            return fetchResponse(data, request.version())
+            return fetchResponse(data, request.version(), metrics)
                 .setThrottleTimeMs((int) throttleMs(ClientQuotas.Kind.FETCH, request, bytes, localNs));
         });
         // cancelled when the connection closed: the parked fetch under it is forgotten too
@@ -164,7 +175,8 @@ public final class KafkaDataApis {
         return quotas == null ? 0 : quotas.throttleMs(kind, request.principal(), clientId, bytes, requestNs);
     }
 
-    private static FetchResponseData fetchResponse(List<FetchManager.PartitionData> data, short version) {
+    private static FetchResponseData fetchResponse(List<FetchManager.PartitionData> data, short version,
+                                                   BrokerMetrics metrics) {
         FetchResponseData out = new FetchResponseData().setSessionId(0).setErrorCode(Errors.NONE.code());
         Map<String, FetchResponseData.FetchableTopicResponse> topics = new LinkedHashMap<>();
         for (FetchManager.PartitionData pd : data) {
@@ -178,8 +190,12 @@ public final class KafkaDataApis {
                 // no transactions: everything below the high watermark is stable
                 .setLastStableOffset(r.highWatermark())
                 .setLogStartOffset(r.logStartOffset())
-                .setAbortedTransactions(null)
-                .setRecords(records(r));
+                .setAbortedTransactions(null);
+            MemoryRecords records = records(r);
+            p.setRecords(records);
+            if (metrics != null && records.sizeInBytes() > 0) {
+                metrics.recordFetch(pd.tp().topic(), records.sizeInBytes(), Records.recordCount(records.buffer()), false);
+            }
             if ((r.error() == ErrorCode.NOT_LEADER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) && version >= 12) {
                 p.currentLeader().setLeaderId(pd.leaderId()).setLeaderEpoch(pd.leaderEpoch());
             }

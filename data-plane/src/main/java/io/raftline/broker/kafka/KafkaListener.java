@@ -8,6 +8,8 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
+import io.raftline.broker.metrics.BusyTime;
+import io.raftline.broker.metrics.CpuTimeThreads;
 import io.raftline.broker.rpc.ConnectionLimits;
 import io.raftline.broker.rpc.ProduceAdmission;
 import io.raftline.common.config.HostPort;
@@ -17,7 +19,6 @@ import java.io.UncheckedIOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The broker's Kafka wire-protocol listener ({@code kafka.listener}): a Netty server whose connections each run a
@@ -31,10 +32,17 @@ public final class KafkaListener implements AutoCloseable {
 
     private final EventLoopGroup group;
     private final Channel channel;
+    private final CpuTimeThreads threads;
 
-    private KafkaListener(EventLoopGroup group, Channel channel) {
+    private KafkaListener(EventLoopGroup group, Channel channel, CpuTimeThreads threads) {
         this.group = group;
         this.channel = channel;
+        this.threads = threads;
+    }
+
+    /** The event loops' busy time (their CPU time), for the network-thread idle ratio. */
+    public BusyTime busyTime() {
+        return threads;
     }
 
     /**
@@ -64,12 +72,8 @@ public final class KafkaListener implements AutoCloseable {
     static KafkaListener start(HostPort address, KafkaHandler apis, ProduceAdmission admission, int maxFrameBytes,
                                int maxInFlight, TransportSecurity security, ServerSasl sasl, ConnectionLimits limits) {
         io.netty.handler.ssl.SslContext tls = security.plainServerContext();
-        AtomicInteger n = new AtomicInteger();
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(EVENT_LOOP_THREADS, r -> {
-            Thread t = new Thread(r, "kafka-listener-" + n.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        }, NioIoHandler.newFactory());
+        CpuTimeThreads threads = new CpuTimeThreads("kafka-listener", EVENT_LOOP_THREADS);
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(EVENT_LOOP_THREADS, threads, NioIoHandler.newFactory());
         ServerBootstrap bootstrap = new ServerBootstrap()
             .group(group)
             .channelFactory(limits.serverChannels())
@@ -87,7 +91,7 @@ public final class KafkaListener implements AutoCloseable {
             });
         try {
             Channel channel = bootstrap.bind(new InetSocketAddress(address.host(), address.port())).sync().channel();
-            return new KafkaListener(group, channel);
+            return new KafkaListener(group, channel, threads);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             group.shutdownGracefully(0, 0, TimeUnit.SECONDS);

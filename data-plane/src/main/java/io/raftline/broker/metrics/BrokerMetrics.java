@@ -40,6 +40,10 @@ public final class BrokerMetrics {
     private final Map<String, Counter> bytesOut = new ConcurrentHashMap<>();
     private final Map<String, Counter> bytesOutReplication = new ConcurrentHashMap<>();
     private final Map<String, Counter> messagesIn = new ConcurrentHashMap<>();
+    private final Map<String, Counter> messagesOut = new ConcurrentHashMap<>();
+    private final Map<String, Counter> messagesOutReplication = new ConcurrentHashMap<>();
+    private final Map<String, Counter> replicationBytesIn = new ConcurrentHashMap<>();
+    private final Map<String, Counter> replicationMessagesIn = new ConcurrentHashMap<>();
     /** api -> topic -> counter (no key string built per request). */
     private final Map<String, Map<String, Counter>> requests = new ConcurrentHashMap<>();
     private final Map<String, Timer> latency = new ConcurrentHashMap<>();
@@ -60,6 +64,8 @@ public final class BrokerMetrics {
     /** group, topic, partition -> when the group was last seen caught up (lag 0) there; only the refresh thread. */
     private Map<Tags, Long> groupCaughtUpMs = new HashMap<>();
     private volatile Supplier<List<GroupCoordinator.GroupSnapshot>> groupSource = List::of;
+    /** Idle ratios, each read at every {@link #refresh()}. */
+    private final List<IdleRatio> idleRatios = new java.util.concurrent.CopyOnWriteArrayList<>();
     /** Groups coordinated here at the last {@link #refresh()}. */
     private volatile int groupCount;
 
@@ -134,6 +140,23 @@ public final class BrokerMetrics {
             .description("Records produced to this broker").register(registry)).increment(records);
     }
 
+    /**
+     * A produce request answered (either listener): a request per topic named, and per partition its bytes and
+     * records when appended, else its error.
+     */
+    public void recordProduced(Map<TopicPartition, java.nio.ByteBuffer> data, Map<TopicPartition, ReplicaManager.ProduceResult> results) {
+        data.keySet().stream().map(TopicPartition::topic).distinct().forEach(t -> recordRequest("produce", t));
+        for (Map.Entry<TopicPartition, java.nio.ByteBuffer> e : data.entrySet()) {
+            ReplicaManager.ProduceResult r = results.get(e.getKey());
+            if (r != null && r.error() == ErrorCode.NONE) {
+                // The append already counted the records: no third pass over the batch headers.
+                recordProduce(e.getKey().topic(), e.getValue().limit(), r.recordCount());
+            } else {
+                recordError("produce", r == null ? ErrorCode.UNKNOWN : r.error());
+            }
+        }
+    }
+
     /** One request of {@code api} that named {@code topic} (a request naming several topics counts for each). */
     public void recordRequest(String api, String topic) {
         requests.computeIfAbsent(api, a -> new ConcurrentHashMap<>()).computeIfAbsent(topic, t -> Counter
@@ -141,12 +164,27 @@ public final class BrokerMetrics {
             .register(registry)).increment();
     }
 
-    /** Record bytes sent in a fetch answer, to a consumer or ({@code replication}) to a follower. */
-    public void recordFetch(String topic, long bytes, boolean replication) {
+    /** Record bytes and records sent in a fetch answer, to a consumer or ({@code replication}) to a follower. */
+    public void recordFetch(String topic, long bytes, long records, boolean replication) {
+        String traffic = replication ? "replication" : "consumer";
         (replication ? bytesOutReplication : bytesOut).computeIfAbsent(topic, t -> Counter.builder("raftline.broker.bytes.out")
-            .tag("topic", t).tag("traffic", replication ? "replication" : "consumer")
+            .tag("topic", t).tag("traffic", traffic)
             .description("Record bytes fetched from this broker, by consumers or by followers (traffic)")
             .register(registry)).increment(bytes);
+        (replication ? messagesOutReplication : messagesOut).computeIfAbsent(topic, t -> Counter
+            .builder("raftline.broker.messages.out").tag("topic", t).tag("traffic", traffic)
+            .description("Records fetched from this broker, by consumers or by followers (traffic)")
+            .register(registry)).increment(records);
+    }
+
+    /** Record bytes and records a follower on this broker appended from its leader. */
+    public void recordReplicated(String topic, long bytes, long records) {
+        replicationBytesIn.computeIfAbsent(topic, t -> Counter.builder("raftline.replication.bytes.in").tag("topic", t)
+            .description("Record bytes this broker's followers appended from their leaders").register(registry))
+            .increment(bytes);
+        replicationMessagesIn.computeIfAbsent(topic, t -> Counter.builder("raftline.replication.messages.in").tag("topic", t)
+            .description("Records this broker's followers appended from their leaders").register(registry))
+            .increment(records);
     }
 
     /** A partition of an {@code api} request answered with {@code error} (NONE is not counted). */
@@ -227,8 +265,22 @@ public final class BrokerMetrics {
         this.groupSource = groups;
     }
 
-    /** Re-reads the groups coordinated here into the group gauges (partitions: {@link PartitionMetrics}). */
+    /**
+     * Exports the idle ratio of {@code pool} as {@code name}{tag=value}, measured over each refresh interval: the
+     * request handlers' ({@code raftline.request.handler.idle.ratio}) or the network threads'
+     * ({@code raftline.network.thread.idle.ratio}).
+     */
+    public void addIdleRatio(String name, String tag, String value, BusyTime pool) {
+        IdleRatio ratio = new IdleRatio(pool, time);
+        idleRatios.add(ratio);
+        Gauge.builder(name, ratio, IdleRatio::value).tag(tag, value)
+            .description("Share of the last refresh interval the pool's threads were idle (1: idle, 0: saturated)")
+            .register(registry);
+    }
+
+    /** Re-reads the groups coordinated here into the group gauges (partitions: {@link PartitionMetrics}), and the idle ratios. */
     public void refresh() {
+        idleRatios.forEach(IdleRatio::sample);
         refreshGroups();
     }
 

@@ -714,18 +714,22 @@ public final class Partition {
      * Appends batches fetched from the leader from {@code fetchOffset} (which must be the log end offset; see
      * {@link Log#appendAsFollower}), takes the leader's high watermark, and the leader's log start offset as far as
      * this replica's high watermark (records deleted on the leader, by request or retention, go here too).
+     *
+     * @return the records appended (0 when the role changed while the fetch was in flight)
      */
-    public void appendAsFollower(ByteBuffer records, long fetchOffset, long leaderHighWatermark, long leaderLogStartOffset,
+    public long appendAsFollower(ByteBuffer records, long fetchOffset, long leaderHighWatermark, long leaderLogStartOffset,
                                  int expectedLeaderEpoch) {
+        long appended = 0;
         synchronized (lock) {
             Log l = log;
             if (leader || l == null || expectedLeaderEpoch != leaderEpoch) {
-                return; // the role changed while the fetch was in flight
+                return 0; // the role changed while the fetch was in flight
             }
             if (records.hasRemaining()) {
                 l.appendAsFollower(records, fetchOffset);
                 for (RecordBatch batch : Records.batches(records)) {
                     producerState.update(batch, batch.baseOffset(), batch.lastOffset());
+                    appended += batch.recordCount();
                 }
             }
             long hw = FollowerDecisions.highWatermark(highWatermark, leaderHighWatermark, l.logEndOffset());
@@ -737,6 +741,7 @@ public final class Partition {
                 l.maybeIncrementLogStartOffset(start);
             }
         }
+        return appended;
     }
 
     /** Truncates a follower's log (a divergence with the leader, or the leader's log starts later). */

@@ -64,6 +64,7 @@ final class ReplicaFetcher implements AutoCloseable {
     private final CountDownLatch closed = new CountDownLatch(1);
     /** Where the current stream's responses arrive; {@link #close()} drops a wake-up into it. */
     private volatile LinkedBlockingQueue<Object> inbox = new LinkedBlockingQueue<>();
+    private volatile ReplicaManager.ReplicatedListener replicated = (topic, bytes, records) -> { };
 
     /** @param brokerEpoch this broker's registered epoch, sent with every fetch (the leader checks it, KIP-903) */
     ReplicaFetcher(int brokerId, LongSupplier brokerEpoch, int leaderId, Endpoint endpoint, ReplicaFetcherManager.Settings settings,
@@ -82,6 +83,11 @@ final class ReplicaFetcher implements AutoCloseable {
             .build();
         this.thread = new Thread(this::run, "replica-fetcher-" + brokerId + "-from-" + leaderId);
         this.thread.setDaemon(true);
+    }
+
+    /** Where what this fetcher appends is counted; set before {@link #start()}. */
+    void onReplicated(ReplicaManager.ReplicatedListener listener) {
+        this.replicated = listener;
     }
 
     void start() {
@@ -259,8 +265,12 @@ final class ReplicaFetcher implements AutoCloseable {
                 } else if (code == ErrorCode.NONE) {
                     ByteBuffer records = data.getRecords().asReadOnlyByteBuffer();
                     boolean throttled = throttled(tp, partition);
-                    partition.appendAsFollower(records, sent.getFetchOffset(), data.getHighWatermark(), data.getLogStartOffset(),
-                        epoch);
+                    int bytes = records.remaining();
+                    long appended = partition.appendAsFollower(records, sent.getFetchOffset(), data.getHighWatermark(),
+                        data.getLogStartOffset(), epoch);
+                    if (appended > 0) {
+                        replicated.onReplicated(tp.topic(), bytes, appended);
+                    }
                     if (throttled) {
                         quotas.recordFollower(data.getRecords().size());
                     }

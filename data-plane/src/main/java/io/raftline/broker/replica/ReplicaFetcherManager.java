@@ -61,6 +61,7 @@ public final class ReplicaFetcherManager implements AutoCloseable {
         if (fetcher == null) {
             fetcher = new ReplicaFetcher(brokerId, replicaManager::localBrokerEpoch, leader.id(), endpoint, settings, time,
                 quotas);
+            fetcher.onReplicated(replicaManager::followerAppended);
             fetcher.start();
             fetchers.put(leader.id(), fetcher);
         }

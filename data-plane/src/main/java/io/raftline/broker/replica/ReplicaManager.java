@@ -82,6 +82,22 @@ public final class ReplicaManager implements AutoCloseable {
         this.isrListener = listener;
     }
 
+    /** Told of what the followers on this broker appended from their leaders (the replication-in counters). */
+    @FunctionalInterface
+    public interface ReplicatedListener {
+        void onReplicated(String topic, long bytes, long records);
+    }
+
+    private volatile ReplicatedListener replicatedListener = (topic, bytes, records) -> { };
+
+    public void setReplicatedListener(ReplicatedListener listener) {
+        this.replicatedListener = listener;
+    }
+
+    void followerAppended(String topic, long bytes, long records) {
+        replicatedListener.onReplicated(topic, bytes, records);
+    }
+
     /** Told when this broker takes or loses the leadership of a partition (the group coordinator loads on it). */
     public interface LeadershipListener {
         void onBecomeLeader(TopicPartition tp, int leaderEpoch);

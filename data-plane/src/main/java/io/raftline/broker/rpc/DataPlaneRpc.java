@@ -16,6 +16,7 @@ import io.raftline.broker.replica.ReplicaManager;
 import io.raftline.broker.replica.TopicPartition;
 import io.raftline.broker.quota.ClientQuotas;
 import io.raftline.broker.security.RequestAuthorizer;
+import io.raftline.record.Records;
 import io.raftline.protocol.acl.Operation;
 import io.raftline.protocol.acl.ResourceType;
 import io.raftline.common.SystemTime;
@@ -382,16 +383,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
     }
 
     private void recordProduced(Map<TopicPartition, ByteBuffer> data, Map<TopicPartition, ReplicaManager.ProduceResult> results) {
-        data.keySet().stream().map(TopicPartition::topic).distinct().forEach(t -> metrics.recordRequest("produce", t));
-        for (Map.Entry<TopicPartition, ByteBuffer> e : data.entrySet()) {
-            ReplicaManager.ProduceResult r = results.get(e.getKey());
-            if (r != null && r.error() == ErrorCode.NONE) {
-                // The append already counted the records: no third pass over the batch headers.
-                metrics.recordProduce(e.getKey().topic(), e.getValue().limit(), r.recordCount());
-            } else {
-                metrics.recordError("produce", r == null ? ErrorCode.UNKNOWN : r.error());
-            }
-        }
+        metrics.recordProduced(data, results);
     }
 
     static <T> void send(ServerCallStreamObserver<T> call, T message) {
@@ -580,8 +572,10 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
             b.setDivergingEpoch(EpochEndOffset.newBuilder().setEpoch(r.divergingEpoch()).setEndOffset(r.divergingEndOffset()));
         }
         if (r.data() != null && r.data().sizeInBytes() > 0) {
-            b.setRecords(lease.wrap(r.data()));
-            metrics.recordFetch(pd.tp().topic(), r.data().sizeInBytes(), replication);
+            ByteString records = lease.wrap(r.data());
+            b.setRecords(records);
+            metrics.recordFetch(pd.tp().topic(), records.size(), Records.recordCount(records.asReadOnlyByteBuffer()),
+                replication);
         }
         if (r.error() == ErrorCode.NOT_LEADER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) {
             leaderHint(pd.tp()).ifPresent(b::setCurrentLeader);

@@ -5,8 +5,13 @@
 
   const HISTORY = 60; // samples kept for trends and charts
   const state = {
-    session: null, overview: null, error: null, readings: [], lag: {}, route: null, charts: {}, chartKeys: ''
+    session: null, overview: null, error: null, readings: [], lag: {}, route: null, charts: {}, chartKeys: '',
+    // the paged document of the route (a page of topics, a topic with a page of partitions, a partition)
+    page: null, pageKey: null,
+    // where each paged list is: the topics list (with its filter) and each topic's partitions
+    paging: { topics: { offset: 0, filter: '' }, topic: {} }
   };
+  const PAGE_ROWS = 100;
 
   function el(tag, attrs, children) {
     const e = document.createElement(tag);
@@ -78,10 +83,31 @@
     });
   }
 
+  // The document the current route reads besides the summary: only one page of rows, never every partition.
+  function pageUrl(r) {
+    if (r.name === 'topics') {
+      const q = new URLSearchParams({ offset: state.paging.topics.offset, limit: PAGE_ROWS });
+      if (state.paging.topics.filter) q.set('filter', state.paging.topics.filter);
+      return '/ui/api/topics?' + q.toString();
+    }
+    if (r.name === 'topic') {
+      return '/ui/api/topics/' + encodeURIComponent(r.args[0]) + '?' + new URLSearchParams({
+        offset: state.paging.topic[r.args[0]] || 0, limit: PAGE_ROWS }).toString();
+    }
+    if (r.name === 'partition') {
+      return '/ui/api/topics/' + encodeURIComponent(r.args[0]) + '/partitions/' + encodeURIComponent(r.args[1]);
+    }
+    return null;
+  }
+
   async function refresh() {
     try {
-      const [overview, metrics] = await Promise.all([getJson('/ui/api/overview'), getJson('/ui/api/metrics')]);
+      const url = state.route ? pageUrl(state.route) : null;
+      const [overview, metrics, page] = await Promise.all([getJson('/ui/api/summary'), getJson('/ui/api/metrics'),
+        url ? getJson(url).catch(e => ({ error: e.message })) : Promise.resolve(null)]);
       state.overview = overview;
+      state.page = page;
+      state.pageKey = url;
       state.error = null;
       recordLag(overview);
       state.readings.push(metrics);
@@ -96,27 +122,16 @@
 
   // ---- pages --------------------------------------------------------------------------------------------------
 
-  function leaderCounts(o) {
-    const leaders = {}; const replicas = {};
-    o.topics.forEach(t => t.partitions.forEach(p => {
-      if (p.leader >= 0) leaders[p.leader] = (leaders[p.leader] || 0) + 1;
-      p.replicas.forEach(r => { replicas[r] = (replicas[r] || 0) + 1; });
-    }));
-    return { leaders: leaders, replicas: replicas };
-  }
-
   function overviewPage(o) {
-    const counts = leaderCounts(o);
-    const parts = o.topics.flatMap(t => t.partitions);
-    const under = parts.filter(p => p.underReplicated).length;
-    const offline = parts.filter(p => p.offline).length;
+    const under = o.underReplicated;
+    const offline = o.offline;
     const q = o.quorum;
     return [
       el('h2', { text: 'Cluster ' + o.clusterId }),
       el('p', { class: 'summary', id: 'summary' }, [
         el('span', { id: 'summary-controller', text: 'controller: ' + o.controllerId }),
-        el('span', { id: 'summary-topics', text: 'topics: ' + o.topics.length }),
-        el('span', { id: 'summary-partitions', text: 'partitions: ' + parts.length }),
+        el('span', { id: 'summary-topics', text: 'topics: ' + o.topicCount }),
+        el('span', { id: 'summary-partitions', text: 'partitions: ' + o.partitionCount }),
         el('span', { id: 'summary-under-replicated', class: under ? 'badge warn' : 'badge ok', text: 'under-replicated: ' + under }),
         el('span', { id: 'summary-offline', class: offline ? 'badge bad' : 'badge ok', text: 'offline: ' + offline })
       ]),
@@ -124,7 +139,7 @@
       table('brokers', ['id', 'endpoint', 'rack', 'state', 'epoch', 'leaders', 'replicas'], o.brokers.map(b =>
         el('tr', { 'data-broker': b.id, class: b.state === 'active' ? '' : 'fenced' }, [
           num(b.id), td(b.host + ':' + b.port), td(b.rack, 'c-rack'), td(b.state, 'c-state'), num(b.epoch),
-          num(counts.leaders[b.id] || 0, 'c-leaders'), num(counts.replicas[b.id] || 0, 'c-replicas')]))),
+          num(b.leaders, 'c-leaders'), num(b.replicas, 'c-replicas')]))),
       el('h3', { text: 'Metadata quorum' }),
       el('p', { id: 'quorum-summary', text: 'leader ' + q.leaderId + ', term ' + q.term + ', controller epoch '
         + q.controllerEpoch + ', commit index ' + q.commitIndex }),
@@ -135,19 +150,50 @@
     ];
   }
 
-  function topicsPage(o) {
-    const rows = o.topics.map(t => {
-      const under = t.partitions.filter(p => p.underReplicated).length;
-      const offline = t.partitions.filter(p => p.offline).length;
-      const size = t.partitions.reduce((s, p) => s + (p.sizeBytes || 0), 0);
-      const rf = t.partitions.length ? t.partitions[0].replicas.length : 0;
-      return el('tr', { 'data-topic': t.topic, class: offline ? 'offline' : (under ? 'under-replicated' : '') }, [
+  // "rows 101–200 of 2000" with previous and next buttons that move `set` and read again at once.
+  function pager(id, page, set) {
+    const range = page.total === 0 ? 'none' : 'rows ' + (page.offset + 1) + '–' + Math.min(page.total, page.offset + page.limit)
+      + ' of ' + page.total;
+    const prev = el('button', { type: 'button', id: id + '-prev', text: '‹ previous', disabled: page.previous === null });
+    const next = el('button', { type: 'button', id: id + '-next', text: 'next ›', disabled: page.next === null });
+    prev.onclick = () => { set(page.previous); refresh(); };
+    next.onclick = () => { set(page.next); refresh(); };
+    return el('p', { class: 'pager', id: id }, [prev, ' ', el('span', { id: id + '-range', text: range }), ' ', next]);
+  }
+
+  // The paged document if it is the one the route now asks for (not the last route's, not the last page's).
+  function currentPage() {
+    return state.pageKey === pageUrl(state.route) ? state.page : null;
+  }
+
+  function pageError(p) {
+    return p && p.error ? [el('p', { class: 'form-result error', id: 'page-error', text: p.error })] : null;
+  }
+
+  function topicsPage() {
+    const p = currentPage();
+    if (!p || !p.topics) return pageError(p) || [el('p', { text: 'loading…' })];
+    const rows = p.topics.map(t =>
+      el('tr', { 'data-topic': t.topic, class: t.offline ? 'offline' : (t.underReplicated ? 'under-replicated' : '') }, [
         el('td', {}, [link(topicHref(t.topic), t.topic)]), td(t.internal ? 'yes' : 'no', 'c-internal'),
-        num(t.partitions.length, 'c-partitions'), num(rf, 'c-rf'), num(under, 'c-under-replicated'),
-        num(offline, 'c-offline'), num(bytes(size), 'c-size')]);
-    });
-    return [el('h2', { text: 'Topics' }),
+        num(t.partitions, 'c-partitions'), num(t.replicationFactor, 'c-rf'), num(t.underReplicated, 'c-under-replicated'),
+        num(t.offline, 'c-offline'), num(bytes(t.sizeBytes), 'c-size')]));
+    return [el('h2', { text: 'Topics' + (p.filter ? " matching '" + p.filter + "'" : '') }),
+      pager('topics-pager', p, o => { state.paging.topics.offset = o; }),
       table('topics', ['topic', 'internal', 'partitions', 'replication factor', 'under-replicated', 'offline', 'size'], rows)];
+  }
+
+  function filterForm() {
+    const f = el('form', { id: 'topics-filter-form' }, [
+      el('label', {}, ['topics containing ', el('input', { type: 'search', name: 'filter', id: 'topics-filter',
+        value: state.paging.topics.filter })]),
+      el('button', { type: 'submit', id: 'topics-filter-submit', text: 'Filter' })]);
+    f.onsubmit = (ev) => {
+      ev.preventDefault();
+      state.paging.topics = { offset: 0, filter: new FormData(f).get('filter').trim() };
+      refresh();
+    };
+    return f;
   }
 
   function partitionRow(t, p) {
@@ -159,19 +205,20 @@
       td(p.offline ? 'offline' : (p.underReplicated ? 'under-replicated' : 'ok'), 'c-health')]);
   }
 
-  function topicPage(o, name) {
-    const t = o.topics.find(x => x.topic === name);
-    if (!t) return [el('p', { class: 'form-result error', text: "unknown topic '" + name + "'" })];
+  function topicPage(name) {
+    const t = currentPage();
+    if (!t || !t.partitions) return pageError(t) || [el('p', { text: 'loading…' })];
     return [el('h2', { id: 'topic-name', text: 'Topic ' + t.topic }),
-      el('p', { class: 'muted', text: 'id ' + t.topicId + (t.internal ? ' (internal)' : '') }),
+      el('p', { class: 'muted', text: 'id ' + t.topicId + (t.internal ? ' (internal)' : '') + ', ' + t.partitionCount
+        + ' partitions, ' + t.underReplicated + ' under-replicated, ' + t.offline + ' offline' }),
+      pager('partitions-pager', t, o => { state.paging.topic[name] = o; }),
       table('partitions', ['partition', 'leader', 'epoch', 'replicas', 'ISR', 'OSR', 'HW', 'log start', 'LEO', 'size', 'health'],
         t.partitions.map(p => partitionRow(t.topic, p)))];
   }
 
-  function partitionPage(o, name, partition) {
-    const t = o.topics.find(x => x.topic === name);
-    const p = t && t.partitions.find(x => x.partition === Number(partition));
-    if (!p) return [el('p', { class: 'form-result error', text: 'unknown partition ' + name + '-' + partition })];
+  function partitionPage(name, partition) {
+    const p = currentPage();
+    if (!p || p.error) return pageError(p) || [el('p', { text: 'loading…' })];
     return [el('h2', { id: 'partition-name', text: 'Partition ' + name + '-' + p.partition }),
       table('partition', ['partition', 'leader', 'epoch', 'replicas', 'ISR', 'OSR', 'HW', 'log start', 'LEO', 'size', 'health'],
         [partitionRow(name, p)]),
@@ -297,7 +344,7 @@
   // ---- records ------------------------------------------------------------------------------------------------
 
   function recordsForm() {
-    const topics = state.overview ? state.overview.topics.map(t => t.topic) : [];
+    const topics = state.overview ? state.overview.topicNames : [];
     const f = el('form', { id: 'records-form' }, [
       el('label', {}, ['topic ', el('input', { type: 'text', name: 'topic', list: 'topic-names', required: true })]),
       el('datalist', { id: 'topic-names' }, topics.map(t => el('option', { value: t }))),
@@ -381,6 +428,7 @@
       forms.append(recordsForm(), el('div', { id: 'records-out' }));
       return;
     }
+    if (r.name === 'topics') forms.append(filterForm());
     if (!state.session.adminEnabled) {
       if (['topics', 'partition', 'group'].includes(r.name)) {
         forms.append(el('p', { id: 'admin-disabled', class: 'muted', text: 'Read-only: admin actions need console.admin.enabled=true on this node.' }));
@@ -414,9 +462,9 @@
     if (!o) { view.textContent = state.error ? 'The cluster cannot be read: ' + state.error : 'loading…'; return; }
     let content;
     switch (r.name) {
-      case 'topics': content = topicsPage(o); break;
-      case 'topic': content = topicPage(o, r.args[0]); break;
-      case 'partition': content = partitionPage(o, r.args[0], r.args[1]); break;
+      case 'topics': content = topicsPage(); break;
+      case 'topic': content = topicPage(r.args[0]); break;
+      case 'partition': content = partitionPage(r.args[0], r.args[1]); break;
       case 'groups': content = groupsPage(o); break;
       case 'group': content = groupPage(o, r.args[0]); break;
       case 'charts': content = chartsPage(); break;
@@ -438,6 +486,55 @@
     const view = document.getElementById('view');
     view.textContent = '';
     renderView();
+    const url = pageUrl(state.route);
+    if (url && url !== state.pageKey) refresh();
+  }
+
+  // Who the page acts as: a client certificate's principal, a logged-in SCRAM user (with a logout button), or no one
+  // (with a login form where the node offers one).
+  function renderIdentity() {
+    const s = state.session;
+    const who = s.principal;
+    const anonymous = !who || who === 'User:ANONYMOUS';
+    document.getElementById('node').textContent = 'node ' + s.nodeId + (s.adminEnabled ? ' · admin enabled' : ' · read-only')
+      + (anonymous ? (s.adminEnabled && s.authenticationRequired ? ' · not signed in: admin actions are refused' : '')
+        : ' · as ' + who);
+    let box = document.getElementById('identity');
+    if (!box) {
+      box = el('span', { id: 'identity' });
+      document.getElementById('node').after(box);
+    }
+    box.textContent = '';
+    if (!s.adminEnabled || !s.authenticationRequired) return;
+    if (anonymous && s.loginAvailable) {
+      const f = el('form', { id: 'login-form' }, [
+        el('input', { type: 'text', name: 'username', placeholder: 'SCRAM user', autocomplete: 'username', required: true }),
+        el('input', { type: 'password', name: 'password', placeholder: 'password', autocomplete: 'current-password', required: true }),
+        el('input', { type: 'hidden', name: 'csrf', value: s.csrfToken }),
+        el('button', { type: 'submit', id: 'login-submit', text: 'Log in' }),
+        el('span', { class: 'form-result', id: 'login-result' })]);
+      f.onsubmit = (ev) => { ev.preventDefault(); signInOrOut('login', f); };
+      box.append(f);
+    } else if (!anonymous && !s.certificate) {
+      const f = el('form', { id: 'logout-form' }, [el('input', { type: 'hidden', name: 'csrf', value: s.csrfToken }),
+        el('button', { type: 'submit', id: 'logout-submit', text: 'Log out' })]);
+      f.onsubmit = (ev) => { ev.preventDefault(); signInOrOut('logout', f); };
+      box.append(f);
+    }
+  }
+
+  async function signInOrOut(action, f) {
+    const result = document.getElementById('login-result');
+    try {
+      const r = await fetch('/ui/api/' + action, { method: 'POST', body: new URLSearchParams(new FormData(f)),
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' } });
+      const body = await r.json();
+      if (!r.ok) throw new Error(r.status + ' ' + (body.error || ''));
+      state.session = await getJson('/ui/api/session');
+      renderIdentity();
+    } catch (e) {
+      if (result) { result.className = 'form-result error'; result.textContent = 'refused: ' + e.message; }
+    }
   }
 
   async function start() {
@@ -447,8 +544,7 @@
       setStatus('error: ' + e.message, true);
       return;
     }
-    document.getElementById('node').textContent = 'node ' + state.session.nodeId
-      + (state.session.adminEnabled ? ' · admin enabled' : ' · read-only');
+    renderIdentity();
     window.addEventListener('hashchange', onRoute);
     state.route = parseRoute();
     await refresh();

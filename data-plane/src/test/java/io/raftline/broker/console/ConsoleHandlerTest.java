@@ -69,7 +69,7 @@ class ConsoleHandlerTest {
         HttpResponse<String> page = get(base + "/ui/");
         assertThat(page.statusCode()).isEqualTo(200);
         assertThat(page.body()).contains("/ui/assets/console.js", "/ui/vendor/uPlot.iife.min.js");
-        assertThat(get(base + "/ui/assets/console.js").body()).contains("/ui/api/overview");
+        assertThat(get(base + "/ui/assets/console.js").body()).contains("/ui/api/summary", "/ui/api/topics");
         HttpResponse<String> uplot = get(base + "/ui/vendor/uPlot.iife.min.js");
         assertThat(uplot.statusCode()).isEqualTo(200);
         assertThat(uplot.body()).contains("uPlot");

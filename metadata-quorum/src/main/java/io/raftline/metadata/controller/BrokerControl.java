@@ -88,6 +88,12 @@ final class BrokerControl {
         return lastContactMs.getOrDefault(brokerId, -1L);
     }
 
+    /** Any thread: monotonic ms when the last heartbeat from {@code brokerId} arrived since activation; -1 if none. */
+    long lastArrivalMs(int brokerId) {
+        long[] a = arrivals.get(brokerId);
+        return a == null ? -1 : a[1];
+    }
+
     /** Any thread: a heartbeat from {@code brokerId} at {@code epoch} arrived at {@code nowMs}. */
     void heartbeatArrived(int brokerId, long epoch, long nowMs) {
         arrivals.put(brokerId, new long[] {epoch, nowMs});

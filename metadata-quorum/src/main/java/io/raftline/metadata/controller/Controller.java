@@ -102,6 +102,14 @@ public final class Controller {
         brokers.heartbeatArrived(brokerId, brokerEpoch, time.hiResMilliseconds());
     }
 
+    /**
+     * Thread-safe: monotonic ms when a heartbeat from {@code brokerId} last arrived here since this controller was
+     * activated; -1 if none.
+     */
+    public long brokerLastHeartbeatArrivalMs(int brokerId) {
+        return brokers.lastArrivalMs(brokerId);
+    }
+
     /** Monotonic ms of a broker's last heartbeat seen by this controller; -1 if none. */
     public long brokerLastContactMs(int brokerId) {
         return brokers.lastContactMs(brokerId);

@@ -12,8 +12,6 @@ import java.io.Closeable;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
@@ -50,7 +48,7 @@ final class ActiveController implements Closeable {
     private final MetadataStateMachine stateMachine;
     private final Controller controller;
     private final long writeTimeoutMs;
-    private final ScheduledExecutorService loop;
+    private final ControllerEventLoop loop;
     private final WritePipeline pipeline;
     private volatile boolean active;
     /** Event thread only: the controller-change entry is in flight. */
@@ -65,11 +63,7 @@ final class ActiveController implements Closeable {
         this.stateMachine = stateMachine;
         this.controller = new Controller(config, clusterId, time, random);
         this.writeTimeoutMs = writeTimeoutMs;
-        this.loop = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "controller-event-" + nodeId);
-            t.setDaemon(true);
-            return t;
-        });
+        this.loop = new ControllerEventLoop(nodeId, time);
         this.pipeline = new WritePipeline(stateMachine::image, this::append, loop, MAX_IN_FLIGHT, () -> {
             if (active) {
                 active = false;
@@ -98,6 +92,11 @@ final class ActiveController implements Closeable {
 
     Controller controller() {
         return controller;
+    }
+
+    /** The event thread, for its metrics. */
+    ControllerEventLoop eventLoop() {
+        return loop;
     }
 
     private void tick() {

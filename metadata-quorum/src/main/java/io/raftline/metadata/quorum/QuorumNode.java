@@ -43,9 +43,12 @@ public final class QuorumNode implements Closeable {
     private final List<Gauge> gauges = new ArrayList<>();
     private final List<Meter> meters = new ArrayList<>();
     private final MeterRegistry registry;
+    private final Time time;
+    private ControllerMetrics controllerMetrics;
 
     private QuorumNode(QuorumConfig config, MetadataStateMachine stateMachine, QuorumServer quorum, ActiveController controller,
-                       MetadataStreams streams, ControllerServer server, MeterRegistry registry) {
+                       MetadataStreams streams, ControllerServer server, MeterRegistry registry, Time time) {
+        this.time = time;
         this.config = config;
         this.stateMachine = stateMachine;
         this.quorum = quorum;
@@ -98,7 +101,7 @@ public final class QuorumNode implements Closeable {
             throw e;
         }
         stateMachine.addCommitListener(new ControllerEventLog(controller::isActive));
-        QuorumNode node = new QuorumNode(config, stateMachine, quorum, controller, streams, server, registry);
+        QuorumNode node = new QuorumNode(config, stateMachine, quorum, controller, streams, server, registry, time);
         node.registerMetrics();
         LOG.info("quorum node {} started: quorum {}:{}, controller {}:{}", config.nodeId(), config.quorumHost(),
             config.quorumPort(), config.controllerHost(), server.port());
@@ -147,6 +150,7 @@ public final class QuorumNode implements Closeable {
             .description("Size of this node's latest metadata snapshot file, 0 before the first").register(registry));
         meters.add(elections);
         meters.add(commitLatency);
+        controllerMetrics = new ControllerMetrics(registry, controller, stateMachine, time);
     }
 
     /** A voter's lag (entries) or last contact (seconds) as the leader sees it; NaN on other nodes. */
@@ -212,6 +216,9 @@ public final class QuorumNode implements Closeable {
         if (registry != null) {
             gauges.forEach(registry::remove);
             meters.forEach(registry::remove);
+            if (controllerMetrics != null) {
+                controllerMetrics.close();
+            }
         }
         server.close();
         controller.close();

@@ -5,6 +5,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
 
 /**
  * Debian's headless Chromium and its chromedriver for the browser tests: installed with apt-get when missing (as the
@@ -22,6 +26,18 @@ final class Chromium {
 
     private static boolean present() {
         return Files.isExecutable(BROWSER) && Files.isExecutable(DRIVER);
+    }
+
+    /** A headless Chromium driven through chromedriver, with its profile in {@code profile}; {@code extraFlags} added. */
+    static WebDriver start(Path profile, String... extraFlags) {
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary(BROWSER.toFile());
+        options.addArguments(FLAGS);
+        options.addArguments(extraFlags);
+        options.addArguments("--user-data-dir=" + profile);
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile())
+            .usingAnyFreePort().build();
+        return new ChromeDriver(service, options);
     }
 
     /** Empty when Chromium and chromedriver are there (installing them first if it can), else why not. */

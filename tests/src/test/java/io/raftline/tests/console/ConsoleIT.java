@@ -35,9 +35,6 @@ import org.openqa.selenium.OutputType;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
-import org.openqa.selenium.chrome.ChromeDriver;
-import org.openqa.selenium.chrome.ChromeDriverService;
-import org.openqa.selenium.chrome.ChromeOptions;
 import org.openqa.selenium.support.ui.Select;
 
 /**
@@ -101,13 +98,7 @@ class ConsoleIT {
         }
         Files.createDirectories(SHOTS);
         profile = Files.createTempDirectory("raftline-chromium-");
-        ChromeOptions options = new ChromeOptions();
-        options.setBinary(Chromium.BROWSER.toFile());
-        options.addArguments(Chromium.FLAGS);
-        options.addArguments("--user-data-dir=" + profile);
-        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(Chromium.DRIVER.toFile())
-            .usingAnyFreePort().build();
-        driver = new ChromeDriver(service, options);
+        driver = Chromium.start(profile);
     }
 
     @AfterAll
@@ -257,6 +248,60 @@ class ConsoleIT {
         long shownEnd = rows("partitions").stream().mapToLong(r -> Long.parseLong((String) r.get("c-leo"))).sum();
         assertThat(shownEnd).as("records over all partitions").isEqualTo(RECORDS);
         screenshot("topic");
+    }
+
+    /**
+     * A topic of 150 partitions: a refresh of its page carries one page of 100 partitions, the next page the other
+     * 50; the topics list filters by name; the API refuses a page larger than 1000 rows.
+     */
+    @Test
+    @Order(2)
+    void aTopicWithManyPartitionsIsReadOnePageAtATime() throws IOException {
+        needBrowser();
+        String wide = "console-wide";
+        ok(cli.run("topics", "create", "--topic", wide, "--partitions", "150", "--replication-factor", "1"));
+        open(1, "topic/" + wide);
+        awaitPage(() -> {
+            String range = driver.findElements(By.id("partitions-pager-range")).isEmpty() ? ""
+                : driver.findElement(By.id("partitions-pager-range")).getText();
+            return range.equals("rows 1–100 of 150") && rows("partitions").size() == 100 ? null
+                : "range '" + range + "', " + rows("partitions").size() + " rows";
+        }, PAGE, "the first 100 of 150 partitions");
+        assertThat(driver.findElement(By.id("partitions-pager-prev")).isEnabled()).isFalse();
+        driver.findElement(By.id("partitions-pager-next")).click();
+        awaitPage(() -> {
+            List<Map<String, Object>> rows = rows("partitions");
+            String range = driver.findElement(By.id("partitions-pager-range")).getText();
+            return range.equals("rows 101–150 of 150") && rows.size() == 50 && "100".equals(rows.get(0).get("data-partition"))
+                ? null : "range '" + range + "', " + rows.size() + " rows";
+        }, PAGE, "the second page: partitions 100 to 149");
+        assertThat(driver.findElement(By.id("partitions-pager-next")).isEnabled()).isFalse();
+        screenshot("topic-second-page");
+        // What the page read: one page, not the topic's 150 partitions.
+        Object sent = ((JavascriptExecutor) driver).executeAsyncScript("const done = arguments[arguments.length - 1];"
+            + "fetch('/ui/api/topics/" + wide + "').then(r => r.json()).then(b => done(b.partitions.length + ' of '"
+            + " + b.partitionCount));");
+        assertThat(String.valueOf(sent)).isEqualTo("100 of 150");
+        Object tooMany = ((JavascriptExecutor) driver).executeAsyncScript("const done = arguments[arguments.length - 1];"
+            + "fetch('/ui/api/topics/" + wide + "?limit=5000').then(r => r.json().then(b => done(r.status + ' ' + b.error)));");
+        assertThat(String.valueOf(tooMany)).isEqualTo("400 invalid limit '5000': must be from 1 to 1000");
+
+        open(1, "topics");
+        awaitPage(() -> driver.findElements(By.id("topics-filter")).isEmpty() ? "no filter" : null, PAGE, "the topics filter");
+        driver.findElement(By.id("topics-filter")).sendKeys("WIDE");
+        driver.findElement(By.id("topics-filter-submit")).click();
+        awaitPage(() -> {
+            List<Map<String, Object>> rows = rows("topics");
+            return rows.size() == 1 && wide.equals(rows.get(0).get("data-topic")) && "150".equals(rows.get(0).get("c-partitions"))
+                ? null : "topics: " + rows;
+        }, PAGE, "the filter to leave only " + wide);
+        screenshot("topics-filtered");
+        // the page keeps its filter while it stays open: clear it for the tests after this one
+        driver.findElement(By.id("topics-filter")).clear();
+        driver.findElement(By.id("topics-filter-submit")).click();
+        awaitPage(() -> rows("topics").stream().anyMatch(r -> TOPIC.equals(r.get("data-topic"))) ? null : "topics: " + rows("topics"),
+            PAGE, "every topic again once the filter is cleared");
+        ok(cli.run("topics", "delete", "--topic", wide));
     }
 
     @Test

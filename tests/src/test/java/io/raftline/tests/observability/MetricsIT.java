@@ -123,6 +123,54 @@ class MetricsIT {
             Duration.ofSeconds(30), "log end offsets of all replicas to add up to three copies");
     }
 
+    /**
+     * A Kafka client's traffic through kafka.listener counts in the same families as the SDK's: records and bytes in
+     * on the leader, records out to consumers, and the followers' replication of them.
+     */
+    @Test
+    void kafkaClientsTrafficIsCountedAsTheSdks() throws Exception {
+        String topic = "metered-kafka";
+        createTopic(topic, 1);
+        Map<String, String> byTopic = Map.of("topic", topic);
+        Map<String, String> consumers = Map.of("topic", topic, "traffic", "consumer");
+        int records = 500;
+        java.util.Properties p = new java.util.Properties();
+        p.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        p.setProperty("acks", "all");
+        p.setProperty("compression.type", "none");
+        try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> producer =
+                 new org.apache.kafka.clients.producer.KafkaProducer<>(p,
+                     new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                     new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+            for (int i = 0; i < records; i++) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, null, new byte[100]));
+            }
+            producer.flush();
+        }
+        assertThat(clusterSum("raftline_broker_messages_in_total", byTopic)).as("records in over kafka.listener")
+            .isEqualTo(records);
+        assertThat(clusterSum("raftline_broker_bytes_in_total", byTopic)).isGreaterThanOrEqualTo(records * 100.0);
+        TestCluster.await(() -> clusterSum("raftline_replication_messages_in_total", byTopic) == 2.0 * records,
+            Duration.ofSeconds(30), "both followers to count the records they replicated");
+        java.util.Properties c = new java.util.Properties();
+        c.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        c.setProperty("auto.offset.reset", "earliest");
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> consumer =
+                 new org.apache.kafka.clients.consumer.KafkaConsumer<>(c,
+                     new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                     new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            consumer.assign(List.of(new org.apache.kafka.common.TopicPartition(topic, 0)));
+            int[] read = {0};
+            TestCluster.await(() -> {
+                read[0] += consumer.poll(Duration.ofMillis(200)).count();
+                return read[0] >= records;
+            }, Duration.ofSeconds(30), "the Kafka consumer to read the records");
+        }
+        assertThat(clusterSum("raftline_broker_messages_out_total", consumers)).as("records out to the Kafka consumer")
+            .isGreaterThanOrEqualTo(records);
+        assertThat(clusterSum("raftline_broker_bytes_out_total", consumers)).isGreaterThanOrEqualTo(records * 100.0);
+    }
+
     @Test
     void underReplicatedPartitionsRiseWhenAFollowerDiesAndFallWhenItReturns() throws Exception {
         String topic = "watched";
@@ -158,6 +206,63 @@ class MetricsIT {
         }
         // The active controller timed the commit of the topic it just created.
         assertThat(clusterSum("raftline_quorum_commit_latency_seconds_count", Map.of())).isGreaterThan(0);
+    }
+
+    /**
+     * The controller's and the pools' figures have values that mean something: on the active controller every broker's
+     * heartbeat is younger than the session timeout (NaN elsewhere) and events were timed; a new topic of 7 partitions
+     * adds 1 and 7 to every node's image counts; the idle ratios are shares, within [0, 1].
+     */
+    @Test
+    void theControllerAndThePoolsReportTheirLoad() throws Exception {
+        TestCluster.await(() -> cluster.nodes().stream().filter(TestNode::isRunning)
+            .filter(n -> gauge(n, "raftline_controller_active") == 1).count() == 1, Duration.ofSeconds(30), "one active controller");
+        TestNode active = cluster.nodes().stream().filter(TestNode::isRunning)
+            .filter(n -> gauge(n, "raftline_controller_active") == 1).findFirst().orElseThrow();
+        TestCluster.await(() -> {
+            String scrape = active.scrapeMetrics();
+            for (TestNode broker : cluster.nodes()) {
+                double age = PrometheusText.sum(scrape, "raftline_controller_broker_heartbeat_age_seconds",
+                    Map.of("broker", Integer.toString(broker.id())));
+                if (broker.isRunning() && !(age >= 0 && age < 1.5)) {
+                    return false;
+                }
+            }
+            return true;
+        }, Duration.ofSeconds(30), "the active controller to see every running broker's heartbeat within 1.5 s");
+        assertThat(gauge(active, "raftline_controller_event_processing_seconds_count")).isPositive();
+        assertThat(gauge(active, "raftline_controller_event_queue_size")).isGreaterThanOrEqualTo(0);
+        for (TestNode other : cluster.nodes()) {
+            if (other.isRunning() && other.id() != active.id()) {
+                assertThat(gauge(other, "raftline_controller_broker_heartbeat_age_seconds")).as("not the active controller")
+                    .isNaN();
+            }
+        }
+
+        Map<Integer, Double> topicsBefore = new java.util.HashMap<>();
+        Map<Integer, Double> partitionsBefore = new java.util.HashMap<>();
+        List<TestNode> running = cluster.nodes().stream().filter(TestNode::isRunning).toList();
+        for (TestNode n : running) {
+            topicsBefore.put(n.id(), gauge(n, "raftline_metadata_image_topics"));
+            partitionsBefore.put(n.id(), gauge(n, "raftline_metadata_image_partitions"));
+        }
+        createTopic("image-size", 7);
+        TestCluster.await(() -> running.stream().allMatch(n -> gauge(n, "raftline_metadata_image_topics")
+                == topicsBefore.get(n.id()) + 1 && gauge(n, "raftline_metadata_image_partitions") == partitionsBefore.get(n.id()) + 7),
+            Duration.ofSeconds(30), "every node's image to count the new topic and its 7 partitions");
+
+        for (TestNode n : running) {
+            TestCluster.await(() -> {
+                String scrape = n.scrapeMetrics();
+                return between01(PrometheusText.sum(scrape, "raftline_request_handler_idle_ratio", Map.of("pool", "grpc")))
+                    && between01(PrometheusText.sum(scrape, "raftline_network_thread_idle_ratio", Map.of("listener", "broker")))
+                    && between01(PrometheusText.sum(scrape, "raftline_network_thread_idle_ratio", Map.of("listener", "kafka")));
+            }, Duration.ofSeconds(30), "node " + n.id() + "'s idle ratios to be shares");
+        }
+    }
+
+    private static boolean between01(double v) {
+        return v >= 0 && v <= 1;
     }
 
     @Test
