@@ -54,6 +54,13 @@ public final class MetadataDelta {
     private final ScramUsers.Builder scramUsers;
 
     private final Map<Uuid, TopicImage> createdTopics = new LinkedHashMap<>();
+    /** Names of the topics created by this delta and not removed since. */
+    private final Map<String, Uuid> createdNames = new HashMap<>();
+    /**
+     * The partitions of the topics this delta changed, edited in place and folded into {@link #topics} once, at
+     * {@link #apply}: a new topic image per partition record made replaying a create of N partitions cost O(N²).
+     */
+    private final Map<Uuid, TreeMap<Integer, PartitionRegistration>> editedPartitions = new HashMap<>();
     private final Map<Uuid, TopicImage> removedTopics = new LinkedHashMap<>();
     private final Map<TopicIdPartition, PartitionRegistration> partitionsBefore = new LinkedHashMap<>();
     private final Map<Integer, BrokerRegistration> brokersBefore = new LinkedHashMap<>();
@@ -225,7 +232,10 @@ public final class MetadataDelta {
     }
 
     private void putBroker(int id, BrokerRegistration reg) {
-        brokersBefore.putIfAbsent(id, brokers.get(id));
+        if (!brokersBefore.containsKey(id)) {
+            // not putIfAbsent: a broker registered in this delta is already here with null as its before
+            brokersBefore.put(id, brokers.get(id));
+        }
         if (reg == null) {
             brokers.remove(id);
         } else {
@@ -238,20 +248,20 @@ public final class MetadataDelta {
         if (topics.containsKey(id)) {
             throw new IllegalStateException("topic id " + id + " already exists");
         }
-        for (TopicImage t : topics.values()) {
-            if (t.name().equals(r.getName())) {
-                throw new IllegalStateException("topic " + r.getName() + " already exists");
-            }
+        Uuid named = base.topicIdsByName().get(r.getName());
+        if ((named != null && topics.containsKey(named)) || createdNames.containsKey(r.getName())) {
+            throw new IllegalStateException("topic " + r.getName() + " already exists");
         }
         TopicImage t = new TopicImage(r.getName(), id, r.getInternal(), Map.of());
         topics.put(id, t);
         createdTopics.put(id, t);
+        createdNames.put(t.name(), id);
     }
 
     private void replayPartition(PartitionRecord r) {
         Uuid id = Uuid.fromBytes(r.getTopicId().toByteArray());
         TopicImage t = requireTopic(id);
-        if (t.partitions().containsKey(r.getPartition())) {
+        if (partitionsOf(t).containsKey(r.getPartition())) {
             throw new IllegalStateException("partition " + t.name() + "-" + r.getPartition() + " already exists");
         }
         putPartition(t, r.getPartition(), PartitionRegistration.fromRecord(r));
@@ -260,7 +270,7 @@ public final class MetadataDelta {
     private void replayPartitionChange(PartitionChangeRecord r) {
         Uuid id = Uuid.fromBytes(r.getTopicId().toByteArray());
         TopicImage t = requireTopic(id);
-        PartitionRegistration before = t.partition(r.getPartition());
+        PartitionRegistration before = partitionsOf(t).get(r.getPartition());
         if (before == null) {
             throw new IllegalStateException("change of unknown partition " + t.name() + "-" + r.getPartition());
         }
@@ -268,17 +278,18 @@ public final class MetadataDelta {
     }
 
     private void putPartition(TopicImage t, int partition, PartitionRegistration reg) {
+        TreeMap<Integer, PartitionRegistration> parts = editedPartitions.computeIfAbsent(t.id(), k -> new TreeMap<>(t.partitions()));
         TopicIdPartition tp = new TopicIdPartition(t.id(), partition);
         if (!partitionsBefore.containsKey(tp)) {
-            partitionsBefore.put(tp, t.partition(partition));
+            partitionsBefore.put(tp, parts.get(partition));
         }
-        Map<Integer, PartitionRegistration> parts = new TreeMap<>(t.partitions());
         parts.put(partition, reg);
-        TopicImage updated = t.withPartitions(parts);
-        topics.put(t.id(), updated);
-        if (createdTopics.containsKey(t.id())) {
-            createdTopics.put(t.id(), updated);
-        }
+    }
+
+    /** A topic's partitions as this delta has them so far. */
+    private Map<Integer, PartitionRegistration> partitionsOf(TopicImage t) {
+        TreeMap<Integer, PartitionRegistration> edited = editedPartitions.get(t.id());
+        return edited != null ? edited : t.partitions();
     }
 
     private TopicImage requireTopic(Uuid id) {
@@ -291,12 +302,20 @@ public final class MetadataDelta {
 
     private void replayRemoveTopic(Uuid id) {
         TopicImage t = requireTopic(id);
+        Map<Integer, PartitionRegistration> parts = partitionsOf(t);
         topics.remove(id);
+        editedPartitions.remove(id);
         if (createdTopics.remove(id) == null) {
             removedTopics.put(id, base.topicsById().get(id));
+        } else {
+            createdNames.remove(t.name());
         }
-        for (Integer p : t.partitions().keySet()) {
-            partitionsBefore.putIfAbsent(new TopicIdPartition(id, p), t.partition(p));
+        for (Map.Entry<Integer, PartitionRegistration> e : parts.entrySet()) {
+            // not putIfAbsent: a partition created in this delta is already here with null as its before
+            TopicIdPartition tp = new TopicIdPartition(id, e.getKey());
+            if (!partitionsBefore.containsKey(tp)) {
+                partitionsBefore.put(tp, e.getValue());
+            }
         }
         ConfigResource resource = ConfigResource.topic(t.name());
         if (configs.remove(resource) != null) {
@@ -328,6 +347,12 @@ public final class MetadataDelta {
         if (index < base.index()) {
             throw new IllegalStateException("index goes back: " + base.index() + " -> " + index);
         }
+        editedPartitions.forEach((id, parts) -> {
+            TopicImage updated = topics.get(id).withPartitions(parts);
+            topics.put(id, updated);
+            createdTopics.computeIfPresent(id, (k, v) -> updated);
+        });
+        editedPartitions.clear();
         image = new MetadataImage(index, features, controllerId, controllerEpoch, controllerEndpoint, nextProducerId,
             brokers, topics, configs, voterDirectories, acls, scramUsers.build());
         return image;

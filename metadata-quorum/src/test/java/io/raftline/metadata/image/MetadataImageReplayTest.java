@@ -189,6 +189,70 @@ class MetadataImageReplayTest {
         assertThat(c.after().belowMinIsr()).isTrue();
     }
 
+    /**
+     * Topics created, changed, removed and created again within one entry: the same image as one record per entry,
+     * and the delta reports the created topics with all their partitions (the delta edits a topic's partitions in
+     * place and makes its image once, at apply).
+     */
+    @Test
+    void oneEntryThatCreatesChangesRemovesAndRecreatesTopicsMatchesOneRecordPerEntry() {
+        MetadataImage base = replay(recordedLog());
+        SplittableRandom random = new SplittableRandom(SEED + 1);
+        Uuid first = Uuid.random(random);
+        Uuid second = Uuid.random(random);
+        Uuid other = Uuid.random(random);
+        List<MetadataRecord> records = List.of(
+            rec(MetadataRecord.newBuilder().setTopic(TopicRecord.newBuilder().setName("a").setTopicId(bs(first)))),
+            partition(first, 0, List.of(1, 2)),
+            partition(first, 1, List.of(2, 1)),
+            rec(MetadataRecord.newBuilder().setPartitionChange(PartitionChangeRecord.newBuilder().setTopicId(bs(first))
+                .setPartition(0).setIsr(PartitionRegistration.intList(List.of(1))))),
+            rec(MetadataRecord.newBuilder().setRemoveTopic(RemoveTopicRecord.newBuilder().setTopicId(bs(first)))),
+            rec(MetadataRecord.newBuilder().setTopic(TopicRecord.newBuilder().setName("a").setTopicId(bs(second)))),
+            partition(second, 0, List.of(2, 1)),
+            rec(MetadataRecord.newBuilder().setTopic(TopicRecord.newBuilder().setName("b").setTopicId(bs(other)))),
+            partition(other, 0, List.of(1, 2)),
+            rec(MetadataRecord.newBuilder().setPartitionChange(PartitionChangeRecord.newBuilder().setTopicId(bs(other))
+                .setPartition(0).setLeader(2))));
+        long index = base.index() + 1;
+        MetadataDelta delta = MetadataDelta.replayAll(base, index, records);
+        MetadataImage oneByOne = base;
+        for (MetadataRecord r : records) {
+            oneByOne = MetadataDelta.replayAll(oneByOne, index, List.of(r)).image();
+        }
+        assertThat(delta.image()).isEqualTo(oneByOne);
+        assertThat(delta.createdTopics()).containsOnlyKeys(second, other);
+        assertThat(delta.createdTopics().get(second).partitions()).containsOnlyKeys(0);
+        assertThat(delta.createdTopics().get(other).partition(0).leader()).isEqualTo(2);
+        assertThat(delta.createdTopics().get(other)).isEqualTo(delta.image().topicsById().get(other));
+        assertThat(delta.changedPartitions().keySet()).containsExactlyInAnyOrder(new TopicIdPartition(second, 0),
+            new TopicIdPartition(other, 0));
+        // a name in use, whether from the image or created earlier in the same entry, fails loudly
+        assertThatThrownBy(() -> MetadataDelta.replayAll(delta.image(), index + 1, List.of(
+            rec(MetadataRecord.newBuilder().setTopic(TopicRecord.newBuilder().setName("b").setTopicId(bs(first)))))))
+            .hasMessage("topic b already exists");
+        Uuid third = Uuid.random(random);
+        assertThatThrownBy(() -> MetadataDelta.replayAll(base, index, List.of(records.get(0),
+            rec(MetadataRecord.newBuilder().setTopic(TopicRecord.newBuilder().setName("a").setTopicId(bs(third)))))))
+            .hasMessage("topic a already exists");
+        assertThatThrownBy(() -> MetadataDelta.replayAll(base, index, List.of(records.get(0), records.get(1), records.get(1))))
+            .hasMessageContaining("already exists");
+    }
+
+    /** A broker registered and changed within one entry did not exist before it, whatever came after. */
+    @Test
+    void aBrokerRegisteredAndChangedInOneEntryWasAbsentBefore() {
+        MetadataImage base = replay(recordedLog());
+        MetadataDelta delta = MetadataDelta.replayAll(base, base.index() + 1, List.of(
+            rec(MetadataRecord.newBuilder().setRegisterBroker(RegisterBrokerRecord.newBuilder().setBrokerId(9)
+                .setIncarnationId("inc-9").setFenced(true).addEndpoints(Endpoint.newBuilder().setName("broker")
+                    .setHost("127.0.0.1").setPort(9009)))),
+            rec(MetadataRecord.newBuilder().setBrokerState(BrokerStateRecord.newBuilder().setBrokerId(9)
+                .setBrokerEpoch(base.index() + 1).setState(BrokerState.ACTIVE)))));
+        assertThat(delta.changedBrokers().get(9).before()).isNull();
+        assertThat(delta.changedBrokers().get(9).after()).isEqualTo(delta.image().brokers().get(9));
+    }
+
     @Test
     void recordsThatDoNotFitTheImageFailLoudly() {
         MetadataImage image = replay(recordedLog());
