@@ -60,6 +60,7 @@ public final class KafkaApis implements KafkaHandler {
     private final KafkaGroupApis groups;
     private final KafkaAuthorization authorization;
     private final KafkaAdminApis admin;
+    private final KafkaSecurityApis security;
 
     public KafkaApis(BrokerRpcService service, ServedImage served, String clusterId, KafkaDataApis data,
                      KafkaGroupApis groups, RequestAuthorizer authorizer) {
@@ -70,6 +71,7 @@ public final class KafkaApis implements KafkaHandler {
         this.data = data;
         this.groups = groups;
         this.admin = new KafkaAdminApis(service, served);
+        this.security = new KafkaSecurityApis(service, served);
     }
 
     /** The answer to {@code request}; a null answer means none is sent (a produce with acks=0). */
@@ -108,6 +110,13 @@ public final class KafkaApis implements KafkaHandler {
             case OFFSET_FOR_LEADER_EPOCH -> admin.offsetForLeaderEpoch(request);
             case DESCRIBE_LOG_DIRS -> admin.describeLogDirs(request);
             case ELECT_LEADERS -> admin.electLeaders(request);
+            case DESCRIBE_ACLS -> security.describeAcls(request);
+            case CREATE_ACLS -> security.createAcls(request);
+            case DELETE_ACLS -> security.deleteAcls(request);
+            case DESCRIBE_USER_SCRAM_CREDENTIALS -> security.describeUserScramCredentials(request);
+            case ALTER_USER_SCRAM_CREDENTIALS -> security.alterUserScramCredentials(request);
+            case DESCRIBE_CLIENT_QUOTAS -> security.describeClientQuotas(request);
+            case ALTER_CLIENT_QUOTAS -> security.alterClientQuotas(request);
             case FIND_COORDINATOR -> groups.findCoordinator(request);
             case JOIN_GROUP -> groups.joinGroup(request);
             case SYNC_GROUP -> groups.syncGroup(request);

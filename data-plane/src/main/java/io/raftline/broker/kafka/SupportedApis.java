@@ -38,6 +38,13 @@ final class SupportedApis {
         m.put(ApiKeys.OFFSET_FOR_LEADER_EPOCH, range(2, 4));
         m.put(ApiKeys.DESCRIBE_LOG_DIRS, range(1, 5));
         m.put(ApiKeys.ELECT_LEADERS, range(0, 2));
+        m.put(ApiKeys.DESCRIBE_ACLS, range(1, 3));
+        m.put(ApiKeys.CREATE_ACLS, range(1, 3));
+        m.put(ApiKeys.DELETE_ACLS, range(1, 3));
+        m.put(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, range(0, 0));
+        m.put(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, range(0, 0));
+        m.put(ApiKeys.DESCRIBE_CLIENT_QUOTAS, range(0, 1));
+        m.put(ApiKeys.ALTER_CLIENT_QUOTAS, range(0, 1));
         m.put(ApiKeys.FIND_COORDINATOR, range(0, 6));
         // librdkafka 2.0.2 uses groups only when v0 is served
         m.put(ApiKeys.JOIN_GROUP, range(0, 9));
