@@ -61,6 +61,7 @@ public final class KafkaApis implements KafkaHandler {
     private final KafkaAuthorization authorization;
     private final KafkaAdminApis admin;
     private final KafkaSecurityApis security;
+    private final KafkaPartitionApis partitions;
 
     public KafkaApis(BrokerRpcService service, ServedImage served, String clusterId, KafkaDataApis data,
                      KafkaGroupApis groups, RequestAuthorizer authorizer) {
@@ -72,6 +73,7 @@ public final class KafkaApis implements KafkaHandler {
         this.groups = groups;
         this.admin = new KafkaAdminApis(service, served);
         this.security = new KafkaSecurityApis(service, served);
+        this.partitions = new KafkaPartitionApis(service, served);
     }
 
     /** The answer to {@code request}; a null answer means none is sent (a produce with acks=0). */
@@ -117,6 +119,9 @@ public final class KafkaApis implements KafkaHandler {
             case ALTER_USER_SCRAM_CREDENTIALS -> security.alterUserScramCredentials(request);
             case DESCRIBE_CLIENT_QUOTAS -> security.describeClientQuotas(request);
             case ALTER_CLIENT_QUOTAS -> security.alterClientQuotas(request);
+            case DESCRIBE_TOPIC_PARTITIONS -> partitions.describeTopicPartitions(request);
+            case ALTER_PARTITION_REASSIGNMENTS -> partitions.alterPartitionReassignments(request);
+            case LIST_PARTITION_REASSIGNMENTS -> partitions.listPartitionReassignments(request);
             case FIND_COORDINATOR -> groups.findCoordinator(request);
             case JOIN_GROUP -> groups.joinGroup(request);
             case SYNC_GROUP -> groups.syncGroup(request);

@@ -27,8 +27,8 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * ACLs on the Kafka listener's requests that do not pass through the broker's gRPC service (produce, fetch, list
- * offsets, the group APIs, deleting groups, listing quotas): each is checked whole before it runs, and a refused one is
- * answered with Kafka's own error response for it (TOPIC_/GROUP_/CLUSTER_AUTHORIZATION_FAILED) with nothing done.
+ * offsets, the group APIs, deleting groups, listing quotas and reassignments): each is checked whole before it runs, and a refused one
+ * is answered with Kafka's own error response for it (TOPIC_/GROUP_/CLUSTER_AUTHORIZATION_FAILED) with nothing done.
  * The others (metadata, producer ids, topic and config admin, records, leaders, log dirs, ACLs, SCRAM users, quota
  * changes) are checked by the service itself, as the listener's caller.
  */
@@ -107,6 +107,8 @@ final class KafkaAuthorization {
                 .forEach(g -> out.add(group(Operation.DELETE, g)));
             case DESCRIBE_CLIENT_QUOTAS ->
                 out.add(new Need(Operation.DESCRIBE_CONFIGS, ResourceType.CLUSTER, Authorizer.CLUSTER_NAME));
+            case LIST_PARTITION_REASSIGNMENTS ->
+                out.add(new Need(Operation.DESCRIBE, ResourceType.CLUSTER, Authorizer.CLUSTER_NAME));
             default -> {
                 // checked by the service (metadata, producer ids, topic admin, configs, records, leaders, log dirs,
                 // leader epochs) or open (versions, cluster)

@@ -45,6 +45,9 @@ final class SupportedApis {
         m.put(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, range(0, 0));
         m.put(ApiKeys.DESCRIBE_CLIENT_QUOTAS, range(0, 1));
         m.put(ApiKeys.ALTER_CLIENT_QUOTAS, range(0, 1));
+        m.put(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, range(0, 0));
+        m.put(ApiKeys.ALTER_PARTITION_REASSIGNMENTS, range(0, 1));
+        m.put(ApiKeys.LIST_PARTITION_REASSIGNMENTS, range(0, 0));
         m.put(ApiKeys.FIND_COORDINATOR, range(0, 6));
         // librdkafka 2.0.2 uses groups only when v0 is served
         m.put(ApiKeys.JOIN_GROUP, range(0, 9));

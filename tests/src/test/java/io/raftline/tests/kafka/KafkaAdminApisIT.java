@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -477,5 +478,60 @@ class KafkaAdminApisIT {
         TestNode follower = cluster.nodes().stream().filter(n -> n.id() != leaderNow.id()).findFirst().orElseThrow();
         assertThat(Errors.forCode(epochEnd(follower.kafkaPort(), tp, -1, firstEpoch).errorCode()))
             .isEqualTo(Errors.NOT_LEADER_OR_FOLLOWER);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // DescribeTopicPartitions and reassignments
+
+    @Test
+    void describeTopicsPagesThroughEveryPartition() throws Exception {
+        createTopic("paged", 5);
+        // kafka-clients' Admin describes topics with DescribeTopicPartitions: two partitions a page, three pages
+        TopicDescription d = get(admin.describeTopics(List.of("paged"),
+            new org.apache.kafka.clients.admin.DescribeTopicsOptions().partitionSizeLimitPerResponse(2)).allTopicNames()).get("paged");
+        assertThat(d.partitions()).extracting(org.apache.kafka.common.TopicPartitionInfo::partition).containsExactly(0, 1, 2, 3, 4);
+        assertThat(d.partitions()).allMatch(p -> p.leader() != null && p.replicas().size() == 3 && p.isr().size() == 3);
+        assertThat(d.topicId()).isNotNull();
+        assertThat(failure(() -> get(admin.describeTopics(List.of("no-such-topic")).allTopicNames())))
+            .isInstanceOf(UnknownTopicOrPartitionException.class);
+    }
+
+    @Test
+    void reassignmentsMoveReplicasAndABadOneMovesNothing() throws Exception {
+        get(admin.createTopics(List.of(new NewTopic("moved", 1, (short) 2))).all());
+        awaitDescribed("moved", d -> d.partitions().get(0).isr().size() == 2, "ISR 2");
+        TopicPartition tp = new TopicPartition("moved", 0);
+        List<Integer> before = described("moved").partitions().get(0).replicas().stream().map(org.apache.kafka.common.Node::id)
+            .toList();
+        int outside = cluster.nodes().stream().map(TestNode::id).filter(id -> !before.contains(id)).findFirst().orElseThrow();
+        List<Integer> target = List.of(outside, before.get(0));
+
+        // refusals first: a broker that does not exist, a changed replication factor when that is not allowed
+        assertThat(failure(() -> get(admin.alterPartitionReassignments(Map.of(tp, Optional.of(
+            new org.apache.kafka.clients.admin.NewPartitionReassignment(List.of(42, before.get(0)))))).all())))
+            .isInstanceOf(InvalidReplicaAssignmentException.class);
+        assertThat(failure(() -> get(admin.alterPartitionReassignments(Map.of(tp, Optional.of(
+            new org.apache.kafka.clients.admin.NewPartitionReassignment(List.of(1, 2, 3)))),
+            new org.apache.kafka.clients.admin.AlterPartitionReassignmentsOptions().allowReplicationFactorChange(false)).all())))
+            .isInstanceOf(org.apache.kafka.common.errors.InvalidReplicationFactorException.class);
+        assertThat(failure(() -> get(admin.alterPartitionReassignments(Map.of(new TopicPartition("no-such-topic", 0), Optional.of(
+            new org.apache.kafka.clients.admin.NewPartitionReassignment(target)))).all())))
+            .isInstanceOf(UnknownTopicOrPartitionException.class);
+        assertThat(get(admin.listPartitionReassignments().reassignments())).doesNotContainKey(tp);
+        assertThat(described("moved").partitions().get(0).replicas()).extracting(org.apache.kafka.common.Node::id)
+            .containsExactlyElementsOf(before);
+
+        produce("moved", 0, 20, "m");
+        get(admin.alterPartitionReassignments(Map.of(tp, Optional.of(
+            new org.apache.kafka.clients.admin.NewPartitionReassignment(target)))).all());
+        awaitDescribed("moved", d -> d.partitions().get(0).replicas().stream().map(org.apache.kafka.common.Node::id).toList()
+            .equals(target) && d.partitions().get(0).isr().size() == 2, "replicas " + target + ", both in sync");
+        eventually(() -> !get(admin.listPartitionReassignments().reassignments()).containsKey(tp),
+            "no reassignment listed once it completed");
+        try (KafkaConsumer<String, String> consumer = consumer(null)) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            assertThat(poll(consumer, 20)).extracting(ConsumerRecord::value).startsWith("m0", "m1").hasSize(20);
+        }
     }
 }
