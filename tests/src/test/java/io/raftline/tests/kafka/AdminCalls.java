@@ -4,7 +4,9 @@ import io.raftline.tests.cluster.TestCluster;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
+import java.util.Properties;
 import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.common.KafkaFuture;
 
 /** Waiting on kafka-clients' Admin futures in the Kafka ITs: results, failures, and conditions with a deadline. */
@@ -13,6 +15,24 @@ final class AdminCalls {
     static final Duration WAIT = Duration.ofSeconds(30);
 
     private AdminCalls() {
+    }
+
+    /** kafka-clients' Admin over {@code cluster}'s Kafka listeners. */
+    static Admin admin(TestCluster cluster) {
+        Properties props = new Properties();
+        props.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        props.setProperty("default.api.timeout.ms", "30000");
+        return Admin.create(props);
+    }
+
+    /** Closes a test class's Admin, then its cluster (either may be null: start-up failed). */
+    static void close(Admin admin, TestCluster cluster) {
+        if (admin != null) {
+            admin.close(Duration.ofSeconds(5));
+        }
+        if (cluster != null) {
+            cluster.close();
+        }
     }
 
     static <T> T get(KafkaFuture<T> f) throws Exception {

@@ -81,20 +81,12 @@ class KafkaAdminApisIT {
     @BeforeAll
     static void start() {
         cluster = TestCluster.builder().combined(3).groupTesting(3).heap("-Xmx256m").start();
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
-        props.setProperty("default.api.timeout.ms", "30000");
-        admin = Admin.create(props);
+        admin = AdminCalls.admin(cluster);
     }
 
     @AfterAll
     static void stop() {
-        if (admin != null) {
-            admin.close(Duration.ofSeconds(5));
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
+        AdminCalls.close(admin, cluster);
     }
 
 
@@ -163,14 +155,20 @@ class KafkaAdminApisIT {
         return new AlterConfigOp(new ConfigEntry(name, value), AlterConfigOp.OpType.SET);
     }
 
-    @Test
-    void incrementalAlterConfigsChangesTopicConfigsAndABadChangeChangesNothing() throws Exception {
-        createTopic("cfg-topic", 1);
-        ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "cfg-topic");
+    /** A new topic with retention.ms=3600000 and max.message.bytes=2000000 set on it (through IncrementalAlterConfigs). */
+    private static ConfigResource topicWithTwoConfigs(String name) throws Exception {
+        createTopic(name, 1);
+        ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, name);
         get(admin.incrementalAlterConfigs(Map.of(topic, List.of(set("retention.ms", "3600000"),
             set("max.message.bytes", "2000000")))).all());
         awaitConfig(topic, "retention.ms", "3600000", ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
         awaitConfig(topic, "max.message.bytes", "2000000", ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        return topic;
+    }
+
+    @Test
+    void incrementalAlterConfigsChangesTopicConfigsAndABadChangeChangesNothing() throws Exception {
+        ConfigResource topic = topicWithTwoConfigs("cfg-topic");
         // the same config through gRPC (the Raftline SDK): one cluster
         io.raftline.client.admin.ConfigResource ours = new io.raftline.client.admin.ConfigResource(
             io.raftline.client.admin.ConfigResource.Type.TOPIC, "cfg-topic");
@@ -248,11 +246,7 @@ class KafkaAdminApisIT {
     /** The legacy AlterConfigs (Admin 4.x no longer sends it; librdkafka's alter_configs does): the set is replaced. */
     @Test
     void legacyAlterConfigsReplacesTheTopicsWholeConfigSet() throws Exception {
-        createTopic("cfg-legacy", 1);
-        ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "cfg-legacy");
-        get(admin.incrementalAlterConfigs(Map.of(topic, List.of(set("retention.ms", "3600000"),
-            set("max.message.bytes", "2000000")))).all());
-        awaitConfig(topic, "max.message.bytes", "2000000", ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        ConfigResource topic = topicWithTwoConfigs("cfg-legacy");
         int port = cluster.nodes().get(0).kafkaPort();
 
         AlterConfigsResponse refused = (AlterConfigsResponse) KafkaWire.send(port, new AlterConfigsRequest.Builder(Map.of(topic,
