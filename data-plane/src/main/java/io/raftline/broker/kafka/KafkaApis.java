@@ -59,6 +59,9 @@ public final class KafkaApis implements KafkaHandler {
     private final KafkaDataApis data;
     private final KafkaGroupApis groups;
     private final KafkaAuthorization authorization;
+    private final KafkaAdminApis admin;
+    private final KafkaSecurityApis security;
+    private final KafkaPartitionApis partitions;
 
     public KafkaApis(BrokerRpcService service, ServedImage served, String clusterId, KafkaDataApis data,
                      KafkaGroupApis groups, RequestAuthorizer authorizer) {
@@ -68,6 +71,9 @@ public final class KafkaApis implements KafkaHandler {
         this.clusterId = clusterId;
         this.data = data;
         this.groups = groups;
+        this.admin = new KafkaAdminApis(service, served);
+        this.security = new KafkaSecurityApis(service, served);
+        this.partitions = new KafkaPartitionApis(service, served);
     }
 
     /** The answer to {@code request}; a null answer means none is sent (a produce with acks=0). */
@@ -99,6 +105,23 @@ public final class KafkaApis implements KafkaHandler {
             case DESCRIBE_CLUSTER -> CompletableFuture.completedFuture(describeCluster((DescribeClusterRequestData) body,
                 request.version()));
             case DESCRIBE_CONFIGS -> describeConfigs((DescribeConfigsRequestData) body);
+            case INCREMENTAL_ALTER_CONFIGS -> admin.incrementalAlterConfigs(request);
+            case ALTER_CONFIGS -> admin.alterConfigs(request);
+            case CREATE_PARTITIONS -> admin.createPartitions(request);
+            case DELETE_RECORDS -> admin.deleteRecords(request);
+            case OFFSET_FOR_LEADER_EPOCH -> admin.offsetForLeaderEpoch(request);
+            case DESCRIBE_LOG_DIRS -> admin.describeLogDirs(request);
+            case ELECT_LEADERS -> admin.electLeaders(request);
+            case DESCRIBE_ACLS -> security.describeAcls(request);
+            case CREATE_ACLS -> security.createAcls(request);
+            case DELETE_ACLS -> security.deleteAcls(request);
+            case DESCRIBE_USER_SCRAM_CREDENTIALS -> security.describeUserScramCredentials(request);
+            case ALTER_USER_SCRAM_CREDENTIALS -> security.alterUserScramCredentials(request);
+            case DESCRIBE_CLIENT_QUOTAS -> security.describeClientQuotas(request);
+            case ALTER_CLIENT_QUOTAS -> security.alterClientQuotas(request);
+            case DESCRIBE_TOPIC_PARTITIONS -> partitions.describeTopicPartitions(request);
+            case ALTER_PARTITION_REASSIGNMENTS -> partitions.alterPartitionReassignments(request);
+            case LIST_PARTITION_REASSIGNMENTS -> partitions.listPartitionReassignments(request);
             case FIND_COORDINATOR -> groups.findCoordinator(request);
             case JOIN_GROUP -> groups.joinGroup(request);
             case SYNC_GROUP -> groups.syncGroup(request);
@@ -108,6 +131,7 @@ public final class KafkaApis implements KafkaHandler {
             case OFFSET_FETCH -> groups.offsetFetch(request);
             case LIST_GROUPS -> groups.listGroups(request);
             case DESCRIBE_GROUPS -> groups.describeGroups(request);
+            case DELETE_GROUPS -> groups.deleteGroups(request);
             default -> throw new IllegalStateException("no handler for " + request.apiKey() + " (SupportedApis lists it)");
         };
     }

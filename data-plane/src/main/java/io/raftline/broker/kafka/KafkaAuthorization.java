@@ -11,6 +11,7 @@ import org.apache.kafka.common.errors.ApiException;
 import org.apache.kafka.common.errors.ClusterAuthorizationException;
 import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -26,9 +27,10 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * ACLs on the Kafka listener's requests that do not pass through the broker's gRPC service (produce, fetch, list
- * offsets, the group APIs): each is checked whole before it runs, and a refused one is answered with Kafka's own
- * error response for it (TOPIC_/GROUP_/CLUSTER_AUTHORIZATION_FAILED) with nothing done. The others (metadata,
- * producer ids, topic admin, configs) are checked by the service itself, as the listener's caller.
+ * offsets, the group APIs, deleting groups, listing quotas and reassignments): each is checked whole before it runs, and a refused one
+ * is answered with Kafka's own error response for it (TOPIC_/GROUP_/CLUSTER_AUTHORIZATION_FAILED) with nothing done.
+ * The others (metadata, producer ids, topic and config admin, records, leaders, log dirs, ACLs, SCRAM users, quota
+ * changes) are checked by the service itself, as the listener's caller.
  */
 final class KafkaAuthorization {
 
@@ -101,8 +103,15 @@ final class KafkaAuthorization {
             case LIST_GROUPS -> out.add(new Need(Operation.DESCRIBE, ResourceType.CLUSTER, Authorizer.CLUSTER_NAME));
             case DESCRIBE_GROUPS -> ((DescribeGroupsRequestData) body).groups()
                 .forEach(g -> out.add(group(Operation.DESCRIBE, g)));
+            case DELETE_GROUPS -> ((DeleteGroupsRequestData) body).groupsNames()
+                .forEach(g -> out.add(group(Operation.DELETE, g)));
+            case DESCRIBE_CLIENT_QUOTAS ->
+                out.add(new Need(Operation.DESCRIBE_CONFIGS, ResourceType.CLUSTER, Authorizer.CLUSTER_NAME));
+            case LIST_PARTITION_REASSIGNMENTS ->
+                out.add(new Need(Operation.DESCRIBE, ResourceType.CLUSTER, Authorizer.CLUSTER_NAME));
             default -> {
-                // checked by the service (metadata, producer ids, topic admin, configs) or open (versions, cluster)
+                // checked by the service (metadata, producer ids, topic admin, configs, records, leaders, log dirs,
+                // leader epochs) or open (versions, cluster)
             }
         }
         return out;

@@ -6,6 +6,8 @@ import io.raftline.broker.rpc.ServedImage;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.group.DescribeGroupsRequest;
 import io.raftline.protocol.group.DescribeGroupsResponse;
+import io.raftline.protocol.group.DeleteGroupsRequest;
+import io.raftline.protocol.group.DeleteGroupsResponse;
 import io.raftline.protocol.group.FindCoordinatorRequest;
 import io.raftline.protocol.group.FindCoordinatorResponse;
 import io.raftline.protocol.group.HeartbeatRequest;
@@ -24,6 +26,8 @@ import io.raftline.protocol.metadata.Endpoint;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DeleteGroupsRequestData;
+import org.apache.kafka.common.message.DeleteGroupsResponseData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsResponseData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
@@ -338,5 +342,21 @@ public final class KafkaGroupApis {
             out.groups().add(group);
         }
         return now(out);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // DeleteGroups: empty groups only, with their committed offsets (clients send each group to its coordinator)
+
+    CompletableFuture<ApiMessage> deleteGroups(KafkaRequest request) {
+        DeleteGroupsRequestData req = (DeleteGroupsRequestData) request.body().data();
+        return coordinator.deleteGroups(DeleteGroupsRequest.newBuilder().addAllGroupIds(req.groupsNames()).build())
+            .thenApply(r -> {
+                DeleteGroupsResponseData out = new DeleteGroupsResponseData();
+                for (DeleteGroupsResponse.Result g : r.getResultsList()) {
+                    out.results().add(new DeleteGroupsResponseData.DeletableGroupResult().setGroupId(g.getGroupId())
+                        .setErrorCode(KafkaApis.code(g.getError())).setErrorMessage(KafkaApis.message(g.getError())));
+                }
+                return out;
+            });
     }
 }

@@ -31,6 +31,23 @@ final class SupportedApis {
         m.put(ApiKeys.DELETE_TOPICS, range(1, 5));
         m.put(ApiKeys.DESCRIBE_CONFIGS, range(1, 4));
         m.put(ApiKeys.DESCRIBE_CLUSTER, range(0, 2));
+        m.put(ApiKeys.INCREMENTAL_ALTER_CONFIGS, range(0, 1));
+        m.put(ApiKeys.ALTER_CONFIGS, range(0, 2));
+        m.put(ApiKeys.CREATE_PARTITIONS, range(0, 3));
+        m.put(ApiKeys.DELETE_RECORDS, range(0, 2));
+        m.put(ApiKeys.OFFSET_FOR_LEADER_EPOCH, range(2, 4));
+        m.put(ApiKeys.DESCRIBE_LOG_DIRS, range(1, 5));
+        m.put(ApiKeys.ELECT_LEADERS, range(0, 2));
+        m.put(ApiKeys.DESCRIBE_ACLS, range(1, 3));
+        m.put(ApiKeys.CREATE_ACLS, range(1, 3));
+        m.put(ApiKeys.DELETE_ACLS, range(1, 3));
+        m.put(ApiKeys.DESCRIBE_USER_SCRAM_CREDENTIALS, range(0, 0));
+        m.put(ApiKeys.ALTER_USER_SCRAM_CREDENTIALS, range(0, 0));
+        m.put(ApiKeys.DESCRIBE_CLIENT_QUOTAS, range(0, 1));
+        m.put(ApiKeys.ALTER_CLIENT_QUOTAS, range(0, 1));
+        m.put(ApiKeys.DESCRIBE_TOPIC_PARTITIONS, range(0, 0));
+        m.put(ApiKeys.ALTER_PARTITION_REASSIGNMENTS, range(0, 1));
+        m.put(ApiKeys.LIST_PARTITION_REASSIGNMENTS, range(0, 0));
         m.put(ApiKeys.FIND_COORDINATOR, range(0, 6));
         // librdkafka 2.0.2 uses groups only when v0 is served
         m.put(ApiKeys.JOIN_GROUP, range(0, 9));
@@ -41,6 +58,7 @@ final class SupportedApis {
         m.put(ApiKeys.OFFSET_FETCH, range(1, 7));
         m.put(ApiKeys.LIST_GROUPS, range(0, 4));
         m.put(ApiKeys.DESCRIBE_GROUPS, range(0, 5));
+        m.put(ApiKeys.DELETE_GROUPS, range(0, 3));
         // SaslHandshake v0 (raw tokens after it) is pre-KIP-152: every client this listener serves sends v1
         m.put(ApiKeys.SASL_HANDSHAKE, range(1, 1));
         m.put(ApiKeys.SASL_AUTHENTICATE, range(0, 2));

@@ -1,0 +1,190 @@
+package io.raftline.tests.kafka;
+
+import static io.raftline.tests.kafka.AdminCalls.eventually;
+import static io.raftline.tests.kafka.AdminCalls.get;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.raftline.tests.cluster.TestCluster;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
+import org.apache.kafka.common.serialization.StringDeserializer;
+import org.apache.kafka.common.serialization.StringSerializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Apache Kafka's own command-line tools (org.apache.kafka:kafka-tools 4.4.0, run as real processes with
+ * {@code java -cp}) against the Kafka listeners of one 3-node cluster: TopicCommand creates, describes and grows a
+ * topic, ConfigCommand changes and describes its configs, ConsumerGroupCommand describes a group, resets its offsets
+ * and deletes it; each change is then read back with kafka-clients' Admin or the Raftline SDK. The tools' jars come
+ * from tests/kafka-bench (Maven Central, cached in ~/.cache/raftline-bench), fetched here when missing.
+ */
+@Timeout(300)
+class KafkaToolsIT {
+
+    private static final Path LIBS = Path.of(System.getProperty("user.home"), ".cache", "raftline-bench", "kafka-4.4.0", "libs");
+    private static final String TOPIC = "tools-orders";
+
+    private static TestCluster cluster;
+    private static Admin admin;
+
+    private record Run(int exitCode, String output) {
+    }
+
+    @BeforeAll
+    static void start() throws Exception {
+        fetchTools();
+        cluster = TestCluster.builder().combined(3).groupTesting(3).heap("-Xmx256m").start();
+        admin = AdminCalls.admin(cluster);
+    }
+
+    @AfterAll
+    static void stop() {
+        AdminCalls.close(admin, cluster);
+    }
+
+    /** Downloads Kafka 4.4.0's tools with their dependencies through tests/kafka-bench's pom when they are missing. */
+    private static void fetchTools() throws Exception {
+        if (Files.exists(LIBS.resolve("kafka-tools-4.4.0.jar"))) {
+            return;
+        }
+        Path pom = Path.of(System.getProperty("user.dir")).resolve("kafka-bench/pom.xml");
+        Process mvn = new ProcessBuilder("mvn", "-q", "-B", "-f", pom.toString(), "-DskipTests", "package")
+            .redirectErrorStream(true).start();
+        String out = new String(mvn.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(mvn.waitFor(10, TimeUnit.MINUTES)).as("fetching Kafka's tools took over 10 minutes").isTrue();
+        assertThat(mvn.exitValue()).as("fetching Kafka's tools with " + pom + ":\n" + out).isZero();
+        assertThat(LIBS.resolve("kafka-tools-4.4.0.jar")).exists();
+    }
+
+    private static Run tool(String mainClass, String... args) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            "-Xmx256m", "-cp", LIBS + "/*", mainClass, "--bootstrap-server", cluster.kafkaBootstrap()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        p.getOutputStream().close();
+        byte[] out = p.getInputStream().readAllBytes();
+        if (!p.waitFor(120, TimeUnit.SECONDS)) {
+            p.destroyForcibly();
+            throw new AssertionError(mainClass + " " + String.join(" ", args) + " did not end within 120 s");
+        }
+        Run run = new Run(p.exitValue(), new String(out, StandardCharsets.UTF_8));
+        System.out.println("$ " + mainClass + " " + String.join(" ", args) + " -> " + run.exitCode() + "\n" + run.output());
+        return run;
+    }
+
+    private static Run topics(String... args) throws Exception {
+        return tool("org.apache.kafka.tools.TopicCommand", args);
+    }
+
+    private static Run configs(String... args) throws Exception {
+        return tool("org.apache.kafka.tools.ConfigCommand", args);
+    }
+
+    private static Run groups(String... args) throws Exception {
+        return tool("org.apache.kafka.tools.consumer.group.ConsumerGroupCommand", args);
+    }
+
+    private static void ok(Run r) {
+        assertThat(r.exitCode()).as(r.output()).isZero();
+    }
+
+    private static int partitionsOverGrpc(String topic) throws Exception {
+        return cluster.admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
+            .partitions().size();
+    }
+
+    @Test
+    void topicAndConfigCommandsCreateDescribeGrowAndConfigureATopic() throws Exception {
+        ok(topics("--create", "--topic", TOPIC, "--partitions", "2", "--replication-factor", "3"));
+        eventually(() -> partitionsOverGrpc(TOPIC) == 2, "the topic with 2 partitions over gRPC");
+        Run described = topics("--describe", "--topic", TOPIC);
+        ok(described);
+        assertThat(described.output()).contains("PartitionCount: 2").contains("ReplicationFactor: 3");
+
+        ok(topics("--alter", "--topic", TOPIC, "--partitions", "4"));
+        eventually(() -> partitionsOverGrpc(TOPIC) == 4, "4 partitions over gRPC");
+        eventually(() -> topics("--describe", "--topic", TOPIC).output().contains("PartitionCount: 4"),
+            "TopicCommand describes 4 partitions");
+        Run shrink = topics("--alter", "--topic", TOPIC, "--partitions", "3");
+        assertThat(shrink.exitCode()).as(shrink.output()).isNotZero();
+        assertThat(shrink.output()).contains("partitions only grow");
+        assertThat(partitionsOverGrpc(TOPIC)).isEqualTo(4);
+
+        ok(configs("--entity-type", "topics", "--entity-name", TOPIC, "--alter", "--add-config", "retention.ms=4242000"));
+        ConfigResource resource = new ConfigResource(ConfigResource.Type.TOPIC, TOPIC);
+        eventually(() -> "4242000".equals(get(admin.describeConfigs(List.of(resource)).all()).get(resource)
+            .get("retention.ms").value()), "retention.ms=4242000 described by kafka-clients");
+        Run describedConfigs = configs("--entity-type", "topics", "--entity-name", TOPIC, "--describe");
+        ok(describedConfigs);
+        assertThat(describedConfigs.output()).contains("retention.ms=4242000");
+        Run bad = configs("--entity-type", "topics", "--entity-name", TOPIC, "--alter", "--add-config", "retention.ms=soon");
+        assertThat(bad.exitCode()).as(bad.output()).isNotZero();
+        assertThat(get(admin.describeConfigs(List.of(resource)).all()).get(resource).get("retention.ms").value())
+            .isEqualTo("4242000");
+        ok(configs("--entity-type", "topics", "--entity-name", TOPIC, "--alter", "--delete-config", "retention.ms"));
+        eventually(() -> !configs("--entity-type", "topics", "--entity-name", TOPIC, "--describe").output()
+            .contains("retention.ms=4242000"), "retention.ms no longer set on the topic");
+    }
+
+    @Test
+    void consumerGroupCommandDescribesResetsAndDeletesAGroup() throws Exception {
+        String topic = "tools-grouped";
+        String group = "tools-group";
+        ok(topics("--create", "--topic", topic, "--partitions", "1", "--replication-factor", "3"));
+        Properties pp = new Properties();
+        pp.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < 10; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i)).get(30, TimeUnit.SECONDS);
+            }
+        }
+        TopicPartition tp = new TopicPartition(topic, 0);
+        Properties cp = new Properties();
+        cp.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        cp.setProperty("group.id", group);
+        cp.setProperty("enable.auto.commit", "false");
+        cp.setProperty("auto.offset.reset", "earliest");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(topic));
+            List<Object> read = new ArrayList<>();
+            TestCluster.await(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(read::add);
+                return read.size() >= 10;
+            }, AdminCalls.WAIT, "10 records");
+            consumer.commitSync(Map.of(tp, new OffsetAndMetadata(10)));
+        }
+
+        Run described = groups("--describe", "--group", group);
+        ok(described);
+        assertThat(described.output()).contains(topic).containsPattern(topic + "\\s+0\\s+10\\s+10\\s+0");
+
+        ok(groups("--reset-offsets", "--group", group, "--topic", topic, "--to-earliest", "--execute"));
+        assertThat(get(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()).get(tp).offset()).isZero();
+        assertThat(get(admin.listOffsets(Map.of(tp, OffsetSpec.latest())).all()).get(tp).offset()).isEqualTo(10);
+
+        Run missing = groups("--delete", "--group", "no-such-group");
+        assertThat(missing.output()).contains("no-such-group").containsIgnoringCase("does not exist");
+        ok(groups("--delete", "--group", group));
+        assertThat(get(admin.listGroups().all())).noneMatch(g -> g.groupId().equals(group));
+        assertThat(get(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata())).isEmpty();
+    }
+}
