@@ -19,19 +19,16 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.utils.Utils;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Kafka clients that no one here wrote, as real processes against the brokers' Kafka listeners: confluent-kafka for
@@ -49,26 +46,8 @@ class ForeignKafkaClientsIT {
     private static final int RECORDS = 30;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private static TestCluster cluster;
-    private static Admin kafkaAdmin;
-
-    @BeforeAll
-    static void start() {
-        cluster = TestCluster.builder().combined(3).groupTesting(5).start();
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
-        kafkaAdmin = Admin.create(props);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (kafkaAdmin != null) {
-            kafkaAdmin.close(Duration.ofSeconds(5));
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final KafkaListenerCluster KAFKA = new KafkaListenerCluster();
 
     @Test
     void confluentKafkaForPythonProducesAndConsumesInAGroup() throws Exception {
@@ -80,7 +59,7 @@ class ForeignKafkaClientsIT {
         createTopic(topic);
         // Debian's python3, not one earlier on PATH (pyenv), since that is where the package is installed
         Kcat.Result run = Kcat.run(null, 120, "/usr/bin/python3", script("confluent_kafka_client.py").toString(),
-            cluster.kafkaBootstrap(), topic, group, Integer.toString(RECORDS));
+            KAFKA.cluster().kafkaBootstrap(), topic, group, Integer.toString(RECORDS));
         ClientReport report = ClientReport.parse(run);
 
         checkDeliveredAndConsumed(report, topic, Map.of("i", ClientReport.INDEX));
@@ -96,7 +75,7 @@ class ForeignKafkaClientsIT {
         String group = "g-kafkajs";
         createTopic(topic);
         Kcat.Result run = Kcat.run(null, 120, "/usr/bin/env", "NODE_PATH=" + modules, "KAFKAJS_NO_PARTITIONER_WARNING=1",
-            "/usr/bin/node", script("kafkajs_client.js").toString(), cluster.kafkaBootstrap(), topic, group,
+            "/usr/bin/node", script("kafkajs_client.js").toString(), KAFKA.cluster().kafkaBootstrap(), topic, group,
             Integer.toString(RECORDS));
         ClientReport report = ClientReport.parse(run);
 
@@ -127,7 +106,7 @@ class ForeignKafkaClientsIT {
     }
 
     private static void createTopic(String name) throws Exception {
-        kafkaAdmin.createTopics(List.of(new NewTopic(name, PARTITIONS, (short) 3))).all().get(60, TimeUnit.SECONDS);
+        KAFKA.createTopic(name, PARTITIONS, 3);
     }
 
     /**
@@ -179,7 +158,7 @@ class ForeignKafkaClientsIT {
 
     /** The group committed the end of each partition, seen through Kafka's Admin and through the CLI. */
     private static void checkCommitted(String topic, String group, Map<Integer, Long> ends) throws Exception {
-        Map<TopicPartition, OffsetAndMetadata> committed = kafkaAdmin.listConsumerGroupOffsets(group)
+        Map<TopicPartition, OffsetAndMetadata> committed = KAFKA.admin().listConsumerGroupOffsets(group)
             .partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
         Map<Integer, Long> byPartition = new TreeMap<>();
         committed.forEach((tp, o) -> {
@@ -188,7 +167,7 @@ class ForeignKafkaClientsIT {
         });
         assertThat(byPartition).isEqualTo(ends);
 
-        JsonNode described = new Cli(cluster.bootstrap()).json("groups", "describe", "--group", group);
+        JsonNode described = new Cli(KAFKA.cluster().bootstrap()).json("groups", "describe", "--group", group);
         assertThat(described.get("members")).as("the client left the group").isEmpty();
         Map<Integer, Long> listed = new TreeMap<>();
         described.get("offsets").forEach(o -> {
@@ -200,7 +179,7 @@ class ForeignKafkaClientsIT {
 
     private static List<ConsumerRecord<String, String>> readAllWithKafka(String topic, int count) {
         Properties c = new Properties();
-        c.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        c.setProperty("bootstrap.servers", KAFKA.cluster().kafkaBootstrap());
         c.setProperty("enable.auto.commit", "false");
         List<ConsumerRecord<String, String>> out = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c, new StringDeserializer(), new StringDeserializer())) {
