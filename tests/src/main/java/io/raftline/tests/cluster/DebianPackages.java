@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 
 /**
  * Installs the Debian packages a test needs when they are missing, as CI's clean machine lacks them (the tests bring
@@ -26,8 +27,21 @@ public final class DebianPackages {
     }
 
     /** Makes every one of {@code executables} present, installing {@code packages} in one go when one is missing. */
-    public static synchronized Optional<String> ensure(List<String> executables, String... packages) {
-        if (executables.stream().allMatch(e -> Files.isExecutable(Path.of(e)))) {
+    public static Optional<String> ensure(List<String> executables, String... packages) {
+        return ensure(executables, Files::isExecutable, packages);
+    }
+
+    /**
+     * Makes {@code files} (absolute paths, such as a Python module's {@code __init__.py}) present, installing
+     * {@code packages} in one go when one is missing.
+     */
+    public static Optional<String> ensureFiles(List<String> files, String... packages) {
+        return ensure(files, Files::isRegularFile, packages);
+    }
+
+    private static synchronized Optional<String> ensure(List<String> executables, Predicate<Path> present,
+        String... packages) {
+        if (executables.stream().allMatch(e -> present.test(Path.of(e)))) {
             return Optional.empty();
         }
         String what = String.join(" ", packages);
@@ -49,7 +63,7 @@ public final class DebianPackages {
         if (failed != null) {
             return Optional.of("apt-get install " + what + " failed: " + failed);
         }
-        return executables.stream().allMatch(e -> Files.isExecutable(Path.of(e))) ? Optional.empty()
+        return executables.stream().allMatch(e -> present.test(Path.of(e))) ? Optional.empty()
             : Optional.of("apt-get installed " + what + " but one of " + executables + " is still missing");
     }
 

@@ -16,8 +16,6 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.apache.kafka.clients.admin.Admin;
-import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -27,11 +25,10 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.serialization.StringSerializer;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -46,38 +43,20 @@ class KafkaClientsIT {
     private static final int RECORDS = 200;
     private static final long BASE_TIMESTAMP = 1_700_000_000_000L;
 
-    private static TestCluster cluster;
-    private static Admin kafkaAdmin;
-
-    @BeforeAll
-    static void start() {
-        cluster = TestCluster.builder().combined(3).groupTesting(5).start();
-        Properties props = new Properties();
-        props.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
-        kafkaAdmin = Admin.create(props);
-    }
-
-    @AfterAll
-    static void stop() {
-        if (kafkaAdmin != null) {
-            kafkaAdmin.close(Duration.ofSeconds(5));
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
+    @RegisterExtension
+    static final KafkaListenerCluster KAFKA = new KafkaListenerCluster();
 
     private static void createTopic(String name, int partitions, int replicationFactor) throws Exception {
-        kafkaAdmin.createTopics(List.of(new NewTopic(name, partitions, (short) replicationFactor))).all().get(60, TimeUnit.SECONDS);
+        KAFKA.createTopic(name, partitions, replicationFactor);
     }
 
     @Test
     void adminCreatesDescribesAndDeletesTopics() throws Exception {
         createTopic("kafka-admin", 3, 3);
-        assertThat(kafkaAdmin.listTopics().names().get(30, TimeUnit.SECONDS)).contains("kafka-admin");
+        assertThat(KAFKA.admin().listTopics().names().get(30, TimeUnit.SECONDS)).contains("kafka-admin");
         TestCluster.await(() -> {
             try {
-                TopicDescription d = kafkaAdmin.describeTopics(List.of("kafka-admin")).allTopicNames().get(30, TimeUnit.SECONDS)
+                TopicDescription d = KAFKA.admin().describeTopics(List.of("kafka-admin")).allTopicNames().get(30, TimeUnit.SECONDS)
                     .get("kafka-admin");
                 return d.partitions().size() == 3 && d.partitions().stream().allMatch(p -> p.leader() != null
                     && p.replicas().size() == 3 && p.isr().size() == 3);
@@ -85,26 +64,26 @@ class KafkaClientsIT {
                 return false;
             }
         }, Duration.ofSeconds(30), "3 partitions with a leader and 3 in-sync replicas each");
-        // The same topic through gRPC: one cluster.
-        assertThat(cluster.admin().listTopics().names().get(30, TimeUnit.SECONDS)).contains("kafka-admin");
+        // The same topic through gRPC: one KAFKA.cluster().
+        assertThat(KAFKA.cluster().admin().listTopics().names().get(30, TimeUnit.SECONDS)).contains("kafka-admin");
 
         org.apache.kafka.common.config.ConfigResource resource =
             new org.apache.kafka.common.config.ConfigResource(org.apache.kafka.common.config.ConfigResource.Type.TOPIC, "kafka-admin");
-        org.apache.kafka.clients.admin.Config config = kafkaAdmin.describeConfigs(List.of(resource)).all()
+        org.apache.kafka.clients.admin.Config config = KAFKA.admin().describeConfigs(List.of(resource)).all()
             .get(30, TimeUnit.SECONDS).get(resource);
         assertThat(config.get("cleanup.policy").value()).isEqualTo("delete");
         assertThat(config.get("cleanup.policy").source())
             .isEqualTo(org.apache.kafka.clients.admin.ConfigEntry.ConfigSource.DEFAULT_CONFIG);
 
-        java.util.Collection<org.apache.kafka.common.Node> nodes = kafkaAdmin.describeCluster().nodes().get(30, TimeUnit.SECONDS);
+        java.util.Collection<org.apache.kafka.common.Node> nodes = KAFKA.admin().describeCluster().nodes().get(30, TimeUnit.SECONDS);
         assertThat(nodes).extracting(org.apache.kafka.common.Node::port).containsExactlyInAnyOrderElementsOf(
-            cluster.nodes().stream().map(io.raftline.tests.cluster.TestNode::kafkaPort).toList());
-        assertThat(kafkaAdmin.describeCluster().clusterId().get(30, TimeUnit.SECONDS)).isEqualTo(cluster.clusterId());
+            KAFKA.cluster().nodes().stream().map(io.raftline.tests.cluster.TestNode::kafkaPort).toList());
+        assertThat(KAFKA.admin().describeCluster().clusterId().get(30, TimeUnit.SECONDS)).isEqualTo(KAFKA.cluster().clusterId());
 
-        kafkaAdmin.deleteTopics(List.of("kafka-admin")).all().get(60, TimeUnit.SECONDS);
+        KAFKA.admin().deleteTopics(List.of("kafka-admin")).all().get(60, TimeUnit.SECONDS);
         TestCluster.await(() -> {
             try {
-                return !kafkaAdmin.listTopics().names().get(30, TimeUnit.SECONDS).contains("kafka-admin");
+                return !KAFKA.admin().listTopics().names().get(30, TimeUnit.SECONDS).contains("kafka-admin");
             } catch (Exception e) {
                 return false;
             }
@@ -123,7 +102,7 @@ class KafkaClientsIT {
         createTopic(topic, 1, 3);
 
         Properties p = new Properties();
-        p.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        p.setProperty("bootstrap.servers", KAFKA.cluster().kafkaBootstrap());
         p.setProperty("acks", "all");
         p.setProperty("enable.idempotence", "true");
         p.setProperty("compression.type", codec);
@@ -161,7 +140,7 @@ class KafkaClientsIT {
         }
 
         // The other way round: the SDK writes over gRPC (offsets RECORDS.. 2*RECORDS-1), kafka-clients reads.
-        Properties sp = cluster.clientProperties("acks", "all", "compression.type", codec, "linger.ms", "5");
+        Properties sp = KAFKA.cluster().clientProperties("acks", "all", "compression.type", codec, "linger.ms", "5");
         List<Future<io.raftline.client.producer.RecordMetadata>> sdkAcks = new ArrayList<>();
         try (RaftlineProducer<String, String> producer = new RaftlineProducer<>(sp, new io.raftline.client.common.serialization
             .StringSerializer(), new io.raftline.client.common.serialization.StringSerializer())) {
@@ -199,7 +178,7 @@ class KafkaClientsIT {
         int perPartition = 50;
         createTopic(topic, partitions, 3);
         Properties p = new Properties();
-        p.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        p.setProperty("bootstrap.servers", KAFKA.cluster().kafkaBootstrap());
         p.setProperty("acks", "all");
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < partitions * perPartition; i++) {
@@ -215,7 +194,7 @@ class KafkaClientsIT {
         try {
             for (int c = 0; c < 2; c++) {
                 Properties cp = new Properties();
-                cp.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+                cp.setProperty("bootstrap.servers", KAFKA.cluster().kafkaBootstrap());
                 cp.setProperty("group.id", group);
                 cp.setProperty("auto.offset.reset", "earliest");
                 cp.setProperty("enable.auto.commit", "false");
@@ -258,11 +237,12 @@ class KafkaClientsIT {
         }
 
         Map<TopicPartition, org.apache.kafka.clients.consumer.OffsetAndMetadata> committed =
-            kafkaAdmin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
+            KAFKA.admin().listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata().get(30, TimeUnit.SECONDS);
         assertThat(committed).hasSize(partitions);
         committed.values().forEach(o -> assertThat(o.offset()).isEqualTo(perPartition));
 
-        com.fasterxml.jackson.databind.JsonNode described = new Cli(cluster.bootstrap()).json("groups", "describe", "--group", group);
+        com.fasterxml.jackson.databind.JsonNode described = new Cli(KAFKA.cluster().bootstrap())
+            .json("groups", "describe", "--group", group);
         assertThat(described.get("members")).isEmpty();
         assertThat(described.get("offsets")).hasSize(partitions);
         described.get("offsets").forEach(o -> {
@@ -285,7 +265,7 @@ class KafkaClientsIT {
         int perPartition = 40;
         createTopic(topic, partitions, 3);
         Properties p = new Properties();
-        p.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        p.setProperty("bootstrap.servers", KAFKA.cluster().kafkaBootstrap());
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(p, new StringSerializer(), new StringSerializer())) {
             for (int i = 0; i < partitions * perPartition; i++) {
                 producer.send(new ProducerRecord<>(topic, i % partitions, "k" + i, "v" + i));
@@ -293,7 +273,7 @@ class KafkaClientsIT {
             producer.flush();
         }
         Properties kp = new Properties();
-        kp.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        kp.setProperty("bootstrap.servers", KAFKA.cluster().kafkaBootstrap());
         kp.setProperty("group.id", group);
         kp.setProperty("auto.offset.reset", "earliest");
         kp.setProperty("enable.auto.commit", "false");
@@ -301,7 +281,7 @@ class KafkaClientsIT {
         java.util.Set<String> seen = java.util.concurrent.ConcurrentHashMap.newKeySet();
         try (KafkaConsumer<String, String> kafka = new KafkaConsumer<>(kp, new org.apache.kafka.common.serialization
                 .StringDeserializer(), new org.apache.kafka.common.serialization.StringDeserializer());
-             RaftlineConsumer<String, String> sdk = new RaftlineConsumer<>(cluster.clientProperties("group.id", group,
+             RaftlineConsumer<String, String> sdk = new RaftlineConsumer<>(KAFKA.cluster().clientProperties("group.id", group,
                 "auto.offset.reset", "earliest", "enable.auto.commit", "false", "partition.assignment.strategy", "range"),
                 new StringDeserializer(), new StringDeserializer())) {
             kafka.subscribe(List.of(topic));
@@ -316,7 +296,7 @@ class KafkaClientsIT {
             sdk.assignment().forEach(tp -> assertThat(held.add(tp.partition())).as("partition %s held twice", tp).isTrue());
             assertThat(held).containsExactly(0, 1, 2, 3);
 
-            com.fasterxml.jackson.databind.JsonNode described = new Cli(cluster.bootstrap())
+            com.fasterxml.jackson.databind.JsonNode described = new Cli(KAFKA.cluster().bootstrap())
                 .json("groups", "describe", "--group", group);
             assertThat(described.get("state").asText()).isEqualTo("Stable");
             assertThat(described.get("members")).hasSize(2);
@@ -340,10 +320,10 @@ class KafkaClientsIT {
         for (int i = 0; i < 20; i++) {
             lines.append("k").append(i).append(':').append("v").append(i).append('\n');
         }
-        Kcat.Result produced = Kcat.kcat(lines.toString(), "-b", cluster.kafkaBootstrap(), "-t", topic, "-p", "0", "-P",
+        Kcat.Result produced = Kcat.kcat(lines.toString(), "-b", KAFKA.cluster().kafkaBootstrap(), "-t", topic, "-p", "0", "-P",
             "-K", ":", "-X", "acks=all");
         assertThat(produced.exitCode()).as(produced.err()).isZero();
-        Kcat.Result consumed = Kcat.kcat(null, "-b", cluster.kafkaBootstrap(), "-t", topic, "-p", "0", "-C", "-o",
+        Kcat.Result consumed = Kcat.kcat(null, "-b", KAFKA.cluster().kafkaBootstrap(), "-t", topic, "-p", "0", "-C", "-o",
             "beginning", "-e", "-q", "-f", "%k=%s@%o\n");
         assertThat(consumed.exitCode()).as(consumed.err()).isZero();
         List<String> expected = new ArrayList<>();
@@ -356,19 +336,20 @@ class KafkaClientsIT {
             assertThat(read.get(i).key() + "=" + read.get(i).value() + "@" + read.get(i).offset()).isEqualTo(expected.get(i));
         }
         // librdkafka's balanced consumer in a group, committing as it goes; the group's offsets through the CLI
-        Kcat.Result grouped = Kcat.kcat(null, "-b", cluster.kafkaBootstrap(), "-G", "g-kcat", "-o", "beginning", "-e", "-q",
+        Kcat.Result grouped = Kcat.kcat(null, "-b", KAFKA.cluster().kafkaBootstrap(), "-G", "g-kcat", "-o", "beginning", "-e", "-q",
             "-f", "%k=%s@%o\n", "-X", "auto.offset.reset=earliest", topic);
         assertThat(grouped.exitCode()).as(grouped.err()).isZero();
         assertThat(grouped.out().strip().lines().toList()).isEqualTo(expected);
         TestCluster.await(() -> {
-            com.fasterxml.jackson.databind.JsonNode d = new Cli(cluster.bootstrap()).json("groups", "describe", "--group", "g-kcat");
+            com.fasterxml.jackson.databind.JsonNode d = new Cli(KAFKA.cluster().bootstrap())
+                .json("groups", "describe", "--group", "g-kcat");
             return d.get("offsets").size() == 1 && d.get("offsets").get(0).get("committed").asLong() == 20;
         }, Duration.ofSeconds(30), "kcat's group committed offset 20");
     }
 
     private static List<ConsumerRecord<String, String>> readWithKafka(String topic, int count) {
         Properties c = new Properties();
-        c.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        c.setProperty("bootstrap.servers", KAFKA.cluster().kafkaBootstrap());
         c.setProperty("enable.auto.commit", "false");
         List<ConsumerRecord<String, String>> out = new ArrayList<>();
         try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(c,
@@ -387,7 +368,7 @@ class KafkaClientsIT {
 
     private static List<io.raftline.client.consumer.ConsumerRecord<String, String>> readWithSdk(String topic, int count) {
         List<io.raftline.client.consumer.ConsumerRecord<String, String>> out = new ArrayList<>();
-        try (RaftlineConsumer<String, String> consumer = new RaftlineConsumer<>(cluster.clientProperties(
+        try (RaftlineConsumer<String, String> consumer = new RaftlineConsumer<>(KAFKA.cluster().clientProperties(
             "enable.auto.commit", "false"), new StringDeserializer(), new StringDeserializer())) {
             io.raftline.client.common.TopicPartition tp = new io.raftline.client.common.TopicPartition(topic, 0);
             consumer.assign(List.of(tp));
