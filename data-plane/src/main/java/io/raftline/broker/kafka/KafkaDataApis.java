@@ -81,10 +81,14 @@ public final class KafkaDataApis {
         }
         short acks = produce.acks();
         long startNs = SystemTime.INSTANCE.nanoseconds();
+        RequestTiming timing = RequestTiming.start(metrics, "produce", startNs);
         CompletableFuture<Map<TopicPartition, ReplicaManager.ProduceResult>> appended =
             replicaManager.appendRecords(acks, Math.max(1, produce.timeoutMs()), data);
         // request_percentage counts the broker's own work (the local append), not the wait for the replicas
         long localNs = SystemTime.INSTANCE.nanoseconds() - startNs;
+        timing.local(localNs);
+        // requests per topic and partition errors: recordProduced, below
+        appended.whenComplete((results, error) -> timing.done(results == null ? null : List.of()));
         return appended.thenApply(results -> {
             if (metrics != null) {
                 metrics.recordProduced(data, results);
@@ -122,6 +126,45 @@ public final class KafkaDataApis {
         return out;
     }
 
+    /**
+     * The request metrics of one produce or fetch, under the API names the gRPC listener uses, so that a Kafka
+     * client's requests count where an SDK client's do: in flight, latency, the local and remote phases (the send
+     * phase is the connection's: not timed here), requests per topic, and each partition answered with an error.
+     */
+    private record RequestTiming(BrokerMetrics metrics, String api, long startNs, long[] localNs) {
+        static RequestTiming start(BrokerMetrics metrics, String api, long startNs) {
+            if (metrics != null) {
+                metrics.requestStarted(api);
+            }
+            return new RequestTiming(metrics, api, startNs, new long[1]);
+        }
+
+        void local(long nanos) {
+            localNs[0] = nanos;
+        }
+
+        /**
+         * {@code outcomes}: each partition's topic and error, counted as requests per topic and errors (empty when
+         * counted elsewhere); null when the request failed as a whole.
+         */
+        void done(List<Map.Entry<String, ErrorCode>> outcomes) {
+            if (metrics == null) {
+                return;
+            }
+            long total = SystemTime.INSTANCE.nanoseconds() - startNs;
+            metrics.recordPhase(api, BrokerMetrics.Phase.LOCAL, localNs[0]);
+            metrics.recordPhase(api, BrokerMetrics.Phase.REMOTE, Math.max(0, total - localNs[0]));
+            metrics.recordLatency(api, total);
+            if (outcomes == null) {
+                metrics.recordError(api, ErrorCode.UNKNOWN);
+            } else {
+                outcomes.stream().map(Map.Entry::getKey).distinct().forEach(topic -> metrics.recordRequest(api, topic));
+                outcomes.stream().filter(o -> o.getValue() != ErrorCode.NONE).forEach(o -> metrics.recordError(api, o.getValue()));
+            }
+            metrics.requestDone(api);
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // Fetch
 
@@ -146,8 +189,12 @@ public final class KafkaDataApis {
         // Always a consumer's fetch: Kafka's followers are not served here.
         FetchManager.Request ours = new FetchManager.Request(-1, -1, fetch.maxWaitMs(), fetch.minBytes(), maxBytes, parts);
         long startNs = SystemTime.INSTANCE.nanoseconds();
+        RequestTiming timing = RequestTiming.start(metrics, "fetch_consumer", startNs);
         CompletableFuture<List<FetchManager.PartitionData>> fetched = replicaManager.fetchManager().fetch(ours);
         long localNs = SystemTime.INSTANCE.nanoseconds() - startNs;
+        timing.local(localNs);
+        fetched.whenComplete((data, error) -> timing.done(data == null ? null
+            : data.stream().map(pd -> Map.entry(pd.tp().topic(), pd.result().error())).toList()));
         CompletableFuture<ApiMessage> answer = fetched.thenApply(data -> {
             long bytes = 0;
             for (FetchManager.PartitionData pd : data) {

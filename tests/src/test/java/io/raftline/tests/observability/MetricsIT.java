@@ -134,6 +134,11 @@ class MetricsIT {
         Map<String, String> byTopic = Map.of("topic", topic);
         Map<String, String> consumers = Map.of("topic", topic, "traffic", "consumer");
         int records = 500;
+        Map<String, String> produceApi = Map.of("api", "produce");
+        Map<String, String> fetchApi = Map.of("api", "fetch_consumer");
+        double producesBefore = clusterSum("raftline_request_latency_seconds_count", produceApi);
+        double fetchesBefore = clusterSum("raftline_request_latency_seconds_count", fetchApi);
+        double remoteBefore = clusterSum("raftline_request_remote_seconds_count", produceApi);
         java.util.Properties p = new java.util.Properties();
         p.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
         p.setProperty("acks", "all");
@@ -169,6 +174,15 @@ class MetricsIT {
         assertThat(clusterSum("raftline_broker_messages_out_total", consumers)).as("records out to the Kafka consumer")
             .isGreaterThanOrEqualTo(records);
         assertThat(clusterSum("raftline_broker_bytes_out_total", consumers)).isGreaterThanOrEqualTo(records * 100.0);
+        // and its requests count as the SDK's do: latency and phases per API, fetch requests per topic
+        assertThat(clusterSum("raftline_request_latency_seconds_count", produceApi)).as("Kafka produce requests timed")
+            .isGreaterThan(producesBefore);
+        assertThat(clusterSum("raftline_request_remote_seconds_count", produceApi)).isGreaterThan(remoteBefore);
+        assertThat(clusterSum("raftline_request_latency_seconds_count", fetchApi)).as("Kafka fetch requests timed")
+            .isGreaterThan(fetchesBefore);
+        assertThat(clusterSum("raftline_broker_requests_total", Map.of("api", "fetch_consumer", "topic", topic)))
+            .isPositive();
+        assertThat(clusterSum("raftline_requests_in_flight", produceApi)).as("none left in flight").isZero();
     }
 
     @Test
