@@ -172,8 +172,11 @@ class KafkaAdminApisIT {
         // the same config through gRPC (the Raftline SDK): one cluster
         io.raftline.client.admin.ConfigResource ours = new io.raftline.client.admin.ConfigResource(
             io.raftline.client.admin.ConfigResource.Type.TOPIC, "cfg-topic");
-        assertThat(cluster.admin().describeConfigs(List.of(ours)).all().get(30, TimeUnit.SECONDS).get(ours).toString())
-            .contains("retention.ms").contains("3600000");
+        // (from whichever broker it asks, once that broker's image has the change)
+        eventually(() -> {
+            String seen = cluster.admin().describeConfigs(List.of(ours)).all().get(30, TimeUnit.SECONDS).get(ours).toString();
+            return seen.contains("retention.ms") && seen.contains("3600000");
+        }, "the config read over gRPC");
 
         // refusals: each one clear error, the config unchanged
         assertThat(failure(() -> get(admin.incrementalAlterConfigs(Map.of(topic, List.of(set("retention.ms", "soon")))).all())))
@@ -277,8 +280,8 @@ class KafkaAdminApisIT {
         awaitDescribed("grow", d -> d.partitions().size() == 3 && d.partitions().stream().allMatch(p -> p.leader() != null),
             "3 partitions, each led");
         // the same count over gRPC
-        assertThat(cluster.admin().describeTopics(List.of("grow")).allTopicNames().get(30, TimeUnit.SECONDS).get("grow")
-            .partitions()).hasSize(3);
+        eventually(() -> cluster.admin().describeTopics(List.of("grow")).allTopicNames().get(30, TimeUnit.SECONDS).get("grow")
+            .partitions().size() == 3, "3 partitions over gRPC");
         produce("grow", 2, 5, "p2-");
         try (KafkaConsumer<String, String> consumer = consumer(null)) {
             consumer.assign(List.of(new TopicPartition("grow", 2)));

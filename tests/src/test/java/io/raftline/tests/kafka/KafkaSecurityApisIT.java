@@ -233,11 +233,14 @@ class KafkaSecurityApisIT {
         }, "both quotas described");
         assertThat(get(root.describeClientQuotas(ClientQuotaFilter.containsOnly(List.of(
             ClientQuotaFilterComponent.ofEntity(ClientQuotaEntity.USER, "dave")))).entities())).containsOnlyKeys(dave);
-        // the same quota over gRPC, as raftline configs reads it
+        // the same quota over gRPC, as raftline configs reads it (from whichever broker it asks: each has it once its
+        // image has caught up with the change, so this waits as the Kafka describe above did)
         io.raftline.client.admin.ConfigResource ours = new io.raftline.client.admin.ConfigResource(
             io.raftline.client.admin.ConfigResource.Type.USER, "dave");
-        assertThat(cluster.admin().describeConfigs(List.of(ours)).all().get(30, TimeUnit.SECONDS).get(ours).toString())
-            .contains("producer_byte_rate").contains("1048576");
+        eventually(() -> {
+            String seen = cluster.admin().describeConfigs(List.of(ours)).all().get(30, TimeUnit.SECONDS).get(ours).toString();
+            return seen.contains("producer_byte_rate") && seen.contains("1048576");
+        }, "the quota read over gRPC");
 
         // refusals: a user-and-client-id entity, an unknown quota, and a user who may not change quotas
         ClientQuotaEntity both = new ClientQuotaEntity(Map.of(ClientQuotaEntity.USER, "dave", ClientQuotaEntity.CLIENT_ID, "x"));
