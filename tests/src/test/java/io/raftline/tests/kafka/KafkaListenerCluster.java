@@ -7,6 +7,9 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.protocol.Errors;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.MetadataResponse;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -50,7 +53,30 @@ final class KafkaListenerCluster implements BeforeAllCallback, AfterAllCallback 
         return admin;
     }
 
+    /**
+     * Creates the topic and waits until every broker's metadata has it with a leader for each partition: a create is
+     * answered once the controller has committed it, and the other brokers' images follow a moment later, so a
+     * client asking another broker at once (Admin asks the least loaded one) may not see it yet, as with Kafka.
+     */
     void createTopic(String name, int partitions, int replicationFactor) throws Exception {
         admin.createTopics(List.of(new NewTopic(name, partitions, (short) replicationFactor))).all().get(60, TimeUnit.SECONDS);
+        for (io.raftline.tests.cluster.TestNode node : cluster.nodes()) {
+            if (node.isBroker()) {
+                TestCluster.await(() -> knows(node.kafkaPort(), name, partitions), Duration.ofSeconds(30),
+                    "broker " + node.id() + " to know topic " + name);
+            }
+        }
+    }
+
+    private static boolean knows(int port, String topic, int partitions) {
+        try {
+            MetadataResponse answer = (MetadataResponse) KafkaWire.send(port,
+                new MetadataRequest.Builder(List.of(topic), false).build((short) 12));
+            return answer.topicMetadata().stream().anyMatch(t -> t.topic().equals(topic) && t.error() == Errors.NONE
+                && t.partitionMetadata().size() == partitions
+                && t.partitionMetadata().stream().allMatch(p -> p.leaderId.isPresent()));
+        } catch (java.io.IOException e) {
+            return false;
+        }
     }
 }
