@@ -269,8 +269,11 @@ public final class BrokerServer implements AutoCloseable {
         io.raftline.broker.security.ImageSasl sasl = new io.raftline.broker.security.ImageSasl(servedImage::current, time,
             security.maxReauthMs());
         // one count per principal over both listeners; the nodes (super.users among them) are not counted
-        io.raftline.grpc.PrincipalConnections perPrincipal = new io.raftline.grpc.PrincipalConnections(
-            config.getInt("max.connections.per.principal"), security.nodePrincipals());
+        // (unset: nothing counted, and no per-connection slot nor per-call check on either listener)
+        int maxPerPrincipal = config.getInt("max.connections.per.principal");
+        io.raftline.grpc.PrincipalConnections perPrincipal = maxPerPrincipal == Integer.MAX_VALUE
+            ? io.raftline.grpc.PrincipalConnections.UNLIMITED
+            : new io.raftline.grpc.PrincipalConnections(maxPerPrincipal, security.nodePrincipals());
         TransportSecurity brokerListener = (security.brokerSasl() ? security.broker().withServerSasl(sasl) : security.broker())
             .withPrincipalConnections(perPrincipal);
         io.raftline.broker.rpc.ConnectionLimits limits = new io.raftline.broker.rpc.ConnectionLimits(

@@ -86,9 +86,8 @@ public final class KafkaDataApis {
             replicaManager.appendRecords(acks, Math.max(1, produce.timeoutMs()), data);
         // request_percentage counts the broker's own work (the local append), not the wait for the replicas
         long localNs = SystemTime.INSTANCE.nanoseconds() - startNs;
-        timing.local(localNs);
         // requests per topic and partition errors: recordProduced, below
-        appended.whenComplete((results, error) -> timing.done(results == null ? null : List.of()));
+        appended.whenComplete((results, error) -> timing.done(localNs, results == null ? null : List.of()));
         return appended.thenApply(results -> {
             if (metrics != null) {
                 metrics.recordProduced(data, results);
@@ -131,29 +130,25 @@ public final class KafkaDataApis {
      * client's requests count where an SDK client's do: in flight, latency, the local and remote phases (the send
      * phase is the connection's: not timed here), requests per topic, and each partition answered with an error.
      */
-    private record RequestTiming(BrokerMetrics metrics, String api, long startNs, long[] localNs) {
+    private record RequestTiming(BrokerMetrics metrics, String api, long startNs) {
         static RequestTiming start(BrokerMetrics metrics, String api, long startNs) {
             if (metrics != null) {
                 metrics.requestStarted(api);
             }
-            return new RequestTiming(metrics, api, startNs, new long[1]);
-        }
-
-        void local(long nanos) {
-            localNs[0] = nanos;
+            return new RequestTiming(metrics, api, startNs);
         }
 
         /**
          * {@code outcomes}: each partition's topic and error, counted as requests per topic and errors (empty when
          * counted elsewhere); null when the request failed as a whole.
          */
-        void done(List<Map.Entry<String, ErrorCode>> outcomes) {
+        void done(long localNs, List<Map.Entry<String, ErrorCode>> outcomes) {
             if (metrics == null) {
                 return;
             }
             long total = SystemTime.INSTANCE.nanoseconds() - startNs;
-            metrics.recordPhase(api, BrokerMetrics.Phase.LOCAL, localNs[0]);
-            metrics.recordPhase(api, BrokerMetrics.Phase.REMOTE, Math.max(0, total - localNs[0]));
+            metrics.recordPhase(api, BrokerMetrics.Phase.LOCAL, localNs);
+            metrics.recordPhase(api, BrokerMetrics.Phase.REMOTE, Math.max(0, total - localNs));
             metrics.recordLatency(api, total);
             if (outcomes == null) {
                 metrics.recordError(api, ErrorCode.UNKNOWN);
@@ -192,8 +187,7 @@ public final class KafkaDataApis {
         RequestTiming timing = RequestTiming.start(metrics, "fetch_consumer", startNs);
         CompletableFuture<List<FetchManager.PartitionData>> fetched = replicaManager.fetchManager().fetch(ours);
         long localNs = SystemTime.INSTANCE.nanoseconds() - startNs;
-        timing.local(localNs);
-        fetched.whenComplete((data, error) -> timing.done(data == null ? null
+        fetched.whenComplete((data, error) -> timing.done(localNs, data == null ? null
             : data.stream().map(pd -> Map.entry(pd.tp().topic(), pd.result().error())).toList()));
         CompletableFuture<ApiMessage> answer = fetched.thenApply(data -> {
             long bytes = 0;
