@@ -22,6 +22,8 @@ class QuotaIT {
     private static final int RECORD = 1000;
     private static final long PRODUCE_RATE = 150_000;
     private static final long FETCH_RATE = 150_000;
+    /** Requests in flight when a throttle closes: five of kafka-clients' 16 KiB batches, or one 64 KiB fetch. */
+    private static final long IN_FLIGHT = 5 * 16_384;
     private static TestCluster cluster;
     private static Cli cli;
 
@@ -37,6 +39,18 @@ class QuotaIT {
         if (cluster != null) {
             cluster.close();
         }
+    }
+
+    /**
+     * The highest rate a quota lets {@code records} pass at, measured at {@code measured} B/s: a throttle lets through
+     * no more than {@code rate × (1 s + T)} plus the requests in flight when it closes (Throttle's contract), so over
+     * a run of T seconds the rate may be above the quota by one second's burst spread over T. The run then took
+     * {@code bytes / measured} seconds. (A fixed 10 % failed once on a 9 s run: 165,610 B/s for 150,000.)
+     */
+    private static double ceiling(long rate, int records, double measured) {
+        double bytes = records * (double) RECORD;
+        double seconds = bytes / measured;
+        return (rate * (1 + seconds) + IN_FLIGHT) / seconds;
     }
 
     private static void ok(Cli.Result r) {
@@ -60,7 +74,7 @@ class QuotaIT {
         double producedBytesPerSec = produced.path("recordsPerSec").asDouble() * RECORD;
         assertThat(produced.path("errors").asLong()).isZero();
         assertThat(producedBytesPerSec).as("produced B/s against a quota of %d", PRODUCE_RATE)
-            .isBetween(PRODUCE_RATE * 0.9, PRODUCE_RATE * 1.1);
+            .isBetween(PRODUCE_RATE * 0.9, ceiling(PRODUCE_RATE, records, producedBytesPerSec));
 
         JsonNode consumed = cli.json("perf", "consume", "--topic", "quota", "--messages", String.valueOf(records),
             "--consumer-property", "client.id=quota-reader", "--consumer-property", "max.partition.fetch.bytes=65536");
@@ -68,7 +82,7 @@ class QuotaIT {
         System.out.printf("quota: produced %.0f B/s (quota %d), fetched %.0f B/s (quota %d)%n", producedBytesPerSec,
             PRODUCE_RATE, fetchedBytesPerSec, FETCH_RATE);
         assertThat(fetchedBytesPerSec).as("fetched B/s against a quota of %d", FETCH_RATE)
-            .isBetween(FETCH_RATE * 0.9, FETCH_RATE * 1.1);
+            .isBetween(FETCH_RATE * 0.9, ceiling(FETCH_RATE, records, fetchedBytesPerSec));
 
         // a client id without a quota is not held back (the same records read again, well above the reader's quota)
         JsonNode free = cli.json("perf", "consume", "--topic", "quota", "--messages", String.valueOf(records),
@@ -117,7 +131,7 @@ class QuotaIT {
         System.out.printf("quota: kafka-clients produced %.0f B/s (quota %d), throttle max %.0f ms%n", bytesPerSec,
             PRODUCE_RATE, throttleMax);
         assertThat(throttleMax).as("the producer was told to wait (ThrottleTimeMs)").isPositive();
-        assertThat(bytesPerSec).isBetween(PRODUCE_RATE * 0.8, PRODUCE_RATE * 1.1);
+        assertThat(bytesPerSec).isBetween(PRODUCE_RATE * 0.8, ceiling(PRODUCE_RATE, records, bytesPerSec));
     }
 
     @Test
