@@ -22,7 +22,6 @@ import java.util.concurrent.CompletableFuture;
 import org.apache.kafka.common.message.ApiVersionsResponseData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ProduceResponseData;
-import org.apache.kafka.common.message.ResponseHeaderData;
 import org.apache.kafka.common.message.SaslAuthenticateRequestData;
 import org.apache.kafka.common.message.SaslAuthenticateResponseData;
 import org.apache.kafka.common.message.SaslHandshakeRequestData;
@@ -35,7 +34,6 @@ import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestAndSize;
 import org.apache.kafka.common.requests.RequestHeader;
-import org.apache.kafka.common.requests.RequestUtils;
 import org.apache.kafka.common.requests.ResponseHeader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -379,13 +377,12 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
         }
     }
 
+    /** Writes an answer; a fetch's stored records go out from their files with sendfile unless TLS must see them. */
     private void write(ResponseHeader header, ApiMessage body, short version) {
-        ResponseHeaderData headerData = header.data();
-        ByteBuffer bytes = RequestUtils.serialize(headerData, header.headerVersion(), body, version);
-        ByteBuf out = ctx.alloc().buffer(4 + bytes.remaining());
-        out.writeInt(bytes.remaining());
-        out.writeBytes(bytes);
-        ctx.write(out);
+        boolean zeroCopy = ctx.pipeline().get(SslHandler.class) == null;
+        for (Object part : ResponseFrame.encode(ctx.alloc(), header.data(), header.headerVersion(), body, version, zeroCopy)) {
+            ctx.write(part);
+        }
     }
 
     @Override

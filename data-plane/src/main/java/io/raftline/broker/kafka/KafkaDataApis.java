@@ -1,8 +1,6 @@
 package io.raftline.broker.kafka;
 
 import io.raftline.broker.metrics.BrokerMetrics;
-import io.raftline.record.Records;
-import io.raftline.broker.log.FileSlice;
 import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
@@ -13,8 +11,6 @@ import io.raftline.broker.rpc.BrokerRpcService;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.ListOffsetsRequest;
 import io.raftline.protocol.broker.ListOffsetsResponse;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -232,10 +228,10 @@ public final class KafkaDataApis {
                 .setLastStableOffset(r.highWatermark())
                 .setLogStartOffset(r.logStartOffset())
                 .setAbortedTransactions(null);
-            MemoryRecords records = records(r);
-            p.setRecords(records);
-            if (metrics != null && records.sizeInBytes() > 0) {
-                metrics.recordFetch(pd.tp().topic(), records.sizeInBytes(), Records.recordCount(records.buffer()), false);
+            StoredRecords records = r.data() == null ? null : new StoredRecords(r.data());
+            p.setRecords(records == null ? MemoryRecords.EMPTY : records);
+            if (metrics != null && records != null && records.sizeInBytes() > 0) {
+                metrics.recordFetch(pd.tp().topic(), records.sizeInBytes(), records.recordCount(), false);
             }
             if ((r.error() == ErrorCode.NOT_LEADER || r.error() == ErrorCode.FENCED_LEADER_EPOCH) && version >= 12) {
                 p.currentLeader().setLeaderId(pd.leaderId()).setLeaderEpoch(pd.leaderEpoch());
@@ -244,27 +240,6 @@ public final class KafkaDataApis {
         }
         out.responses().addAll(topics.values());
         return out;
-    }
-
-    /** The stored batches, read from the segment files into one buffer (zero-copy sends are for later). */
-    private static MemoryRecords records(Partition.ReadResult r) {
-        if (r.data() == null || r.data().slices().isEmpty()) {
-            return MemoryRecords.EMPTY;
-        }
-        int size = 0;
-        for (FileSlice slice : r.data().slices()) {
-            size += slice.size();
-        }
-        ByteBuffer buffer = ByteBuffer.allocate(size);
-        try {
-            for (FileSlice slice : r.data().slices()) {
-                slice.readInto(buffer);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException("reading the log failed", e);
-        }
-        buffer.flip();
-        return MemoryRecords.readableRecords(buffer);
     }
 
     // ---------------------------------------------------------------------------------------------------------

@@ -24,6 +24,15 @@ public record FetchDataInfo(long fetchOffset, List<FileSlice> slices) {
         return total;
     }
 
+    /** The records in the slices, as their batch headers count them. */
+    public long recordCount() {
+        long total = 0;
+        for (FileSlice s : slices) {
+            total += s.records();
+        }
+        return total;
+    }
+
     public boolean isEmpty() {
         return slices.isEmpty();
     }

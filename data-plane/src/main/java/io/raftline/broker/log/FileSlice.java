@@ -8,9 +8,10 @@ import java.nio.channels.WritableByteChannel;
 /**
  * A byte range of a segment file holding whole batches, handed to the network without being decoded. The channel
  * stays open for at least {@code file.delete.delay.ms} after its segment is deleted, so a slice taken just before a
- * retention or truncation can still be sent.
+ * retention or truncation can still be sent. {@code records}: how many records its batch headers count (read while
+ * the slice was found, so a caller that counts records need not read the bytes).
  */
-public record FileSlice(FileChannel channel, long position, int size) {
+public record FileSlice(FileChannel channel, long position, int size, int records) {
 
     /** Sends the bytes with {@code transferTo} (zero-copy where the OS allows); returns bytes written. */
     public long writeTo(WritableByteChannel target) throws IOException {

@@ -199,8 +199,8 @@ final class LogSegment {
         return dst.position() - start;
     }
 
-    /** Base offset, size and last offset of the batch at a position, read from its header; null if not whole. */
-    record BatchHeader(int position, long baseOffset, int sizeInBytes, long lastOffset, long maxTimestamp) {
+    /** Base offset, size, last offset and record count of the batch at a position, read from its header. */
+    record BatchHeader(int position, long baseOffset, int sizeInBytes, long lastOffset, long maxTimestamp, int recordCount) {
     }
 
     private BatchHeader headerAt(int position, int maxPosition, ByteBuffer scratch) throws IOException {
@@ -217,7 +217,8 @@ final class LogSegment {
             return null;
         }
         long last = base + scratch.getInt(RecordBatch.LAST_OFFSET_DELTA_OFFSET);
-        return new BatchHeader(position, base, batchSize, last, scratch.getLong(RecordBatch.MAX_TIMESTAMP_OFFSET));
+        return new BatchHeader(position, base, batchSize, last, scratch.getLong(RecordBatch.MAX_TIMESTAMP_OFFSET),
+            scratch.getInt(RecordBatch.RECORD_COUNT_OFFSET));
     }
 
     private static ByteBuffer newHeaderScratch() {
@@ -255,14 +256,16 @@ final class LogSegment {
         }
         ByteBuffer scratch = newHeaderScratch();
         int end = first.position() + first.sizeInBytes();
+        int records = first.recordCount();
         while (true) {
             BatchHeader h = headerAt(end, maxPosition, scratch);
             if (h == null || h.baseOffset() >= maxOffsetExclusive || end + h.sizeInBytes() - first.position() > maxBytes) {
                 break;
             }
             end += h.sizeInBytes();
+            records += h.recordCount();
         }
-        return new FileSlice(channel, first.position(), end - first.position());
+        return new FileSlice(channel, first.position(), end - first.position(), records);
     }
 
     /** Visits whole batches from {@code fromPosition}; each is read into its own buffer. Stops when the visitor says so. */

@@ -39,6 +39,9 @@ class LogTest {
             FetchDataInfo all = f.log.read(0, 1 << 20, Long.MAX_VALUE, false);
             assertThat(TestBatches.records(all)).containsExactly(Map.entry(0L, v("a", 0)), Map.entry(1L, v("a", 1)),
                 Map.entry(2L, v("a", 2)), Map.entry(3L, v("b", 0)), Map.entry(4L, v("b", 1)));
+            // the slices count their records from the batch headers, without the bytes being read
+            assertThat(all.recordCount()).isEqualTo(5);
+            assertThat(f.log.read(0, 1 << 20, 3, false).recordCount()).isEqualTo(3);
             // from the middle of a batch: the whole batch holding it
             assertThat(TestBatches.records(f.log.read(1, 1 << 20, Long.MAX_VALUE, false)).get(0).getKey()).isZero();
             // upper bound (high watermark) stops before the second batch
@@ -106,6 +109,7 @@ class LogTest {
             while (offset < f.log.logEndOffset()) {
                 List<Map.Entry<Long, String>> got = TestBatches.records(f.log.read(offset, 1 << 20, Long.MAX_VALUE, true));
                 assertThat(got.get(0).getKey()).isEqualTo(offset);
+                assertThat(f.log.read(offset, 1 << 20, Long.MAX_VALUE, true).recordCount()).isEqualTo(got.size());
                 total += got.size();
                 offset = got.get(got.size() - 1).getKey() + 1;
             }

@@ -39,8 +39,8 @@ class StoredBytesTest {
         Files.write(file, content);
         StoredBytes pool = new StoredBytes();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
-            FetchDataInfo a = new FetchDataInfo(0, List.of(new FileSlice(ch, 10, 1000), new FileSlice(ch, 5000, 70_000)));
-            FetchDataInfo b = new FetchDataInfo(0, List.of(new FileSlice(ch, 1 << 20, 2 << 20)));
+            FetchDataInfo a = new FetchDataInfo(0, List.of(new FileSlice(ch, 10, 1000, 1), new FileSlice(ch, 5000, 70_000, 1)));
+            FetchDataInfo b = new FetchDataInfo(0, List.of(new FileSlice(ch, 1 << 20, 2 << 20, 1)));
             try (StoredBytes.Lease lease = pool.lease(a.sizeInBytes() + b.sizeInBytes())) {
                 ByteString wa = lease.wrap(a);
                 ByteString wb = lease.wrap(b);
@@ -54,11 +54,11 @@ class StoredBytesTest {
             // the pooled buffer serves the next response: the bytes are those of the new read
             try (StoredBytes.Lease lease = pool.lease(100)) {
                 assertThat(pool.pooled()).isZero();
-                ByteString w = lease.wrap(new FetchDataInfo(0, List.of(new FileSlice(ch, 7, 100))));
+                ByteString w = lease.wrap(new FetchDataInfo(0, List.of(new FileSlice(ch, 7, 100, 1))));
                 assertThat(w.toByteArray()).isEqualTo(Arrays.copyOfRange(content, 7, 107));
                 assertThatThrownBy(() -> {
                     lease.close();
-                    lease.wrap(new FetchDataInfo(0, List.of(new FileSlice(ch, 7, 100))));
+                    lease.wrap(new FetchDataInfo(0, List.of(new FileSlice(ch, 7, 100, 1))));
                 }).isInstanceOf(IllegalStateException.class);
             }
             assertThat(pool.pooled()).isEqualTo(1);
@@ -86,7 +86,7 @@ class StoredBytesTest {
         StoredBytes pool = new StoredBytes();
         try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ);
              StoredBytes.Lease lease = pool.lease(200)) {
-            assertThatThrownBy(() -> lease.wrap(new FetchDataInfo(0, List.of(new FileSlice(ch, 50, 200)))))
+            assertThatThrownBy(() -> lease.wrap(new FetchDataInfo(0, List.of(new FileSlice(ch, 50, 200, 1)))))
                 .isInstanceOf(UncheckedIOException.class);
         }
     }
