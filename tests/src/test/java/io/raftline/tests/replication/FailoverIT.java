@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * Replication with real node processes: kill -9 a partition leader under an acks=all load and find every
- * acknowledged record at its offset; SIGSTOP a follower and watch it leave the ISR, SIGCONT and watch it rejoin.
+ * acknowledged record at its offset (with the SDK, and with kafka-clients over the Kafka listener); SIGSTOP a follower and watch it leave the ISR, SIGCONT and watch it rejoin.
  */
 @Timeout(600)
 class FailoverIT {
@@ -129,6 +129,82 @@ class FailoverIT {
             assertThat(stored.get(ack.getValue())).as("acknowledged record %d at offset %d", ack.getKey(), ack.getValue())
                 .isEqualTo("v-" + ack.getKey());
         }
+    }
+
+    /**
+     * The same through the Kafka listener with Kafka's own clients (issue 22): an idempotent kafka-clients producer at
+     * acks=all loses its partition leader to kill -9 under load; every acknowledged record is read back by a
+     * kafka-clients consumer at its offset, and no record is stored twice (the producer's retries after the failover
+     * are deduplicated by the new leader).
+     */
+    @Test
+    void kafkaClientsLoseNothingAcknowledgedWhenTheLeaderIsKilled() throws Exception {
+        String topic = "kafka-failover";
+        createTopic(topic);
+        Properties props = new Properties();
+        props.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        props.setProperty("acks", "all");
+        props.setProperty("enable.idempotence", "true");
+        props.setProperty("linger.ms", "2");
+        props.setProperty("delivery.timeout.ms", "60000");
+        props.setProperty("request.timeout.ms", "10000");
+        int total = 6000;
+        Map<Integer, Long> ackedOffsets = new ConcurrentHashMap<>();
+        AtomicInteger failed = new AtomicInteger();
+        try (org.apache.kafka.clients.producer.KafkaProducer<String, String> producer =
+                 new org.apache.kafka.clients.producer.KafkaProducer<>(props,
+                     new org.apache.kafka.common.serialization.StringSerializer(),
+                     new org.apache.kafka.common.serialization.StringSerializer())) {
+            for (int i = 0; i < total; i++) {
+                int n = i;
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, null, "v-" + i), (md, e) -> {
+                    if (e == null) {
+                        ackedOffsets.put(n, md.offset());
+                    } else {
+                        failed.incrementAndGet();
+                    }
+                });
+                if (i == total / 3) {
+                    producer.flush();
+                    cluster.node(describe(topic).leader().id()).kill();
+                }
+            }
+            producer.flush();
+        }
+        for (TestNode node : cluster.nodes()) {
+            if (!node.isRunning()) {
+                node.start();
+            }
+        }
+        cluster.awaitReady(Duration.ofSeconds(60));
+        assertThat(ackedOffsets.size() + failed.get()).isEqualTo(total);
+        assertThat(ackedOffsets).hasSizeGreaterThan(total / 3);
+
+        Properties cprops = new Properties();
+        cprops.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        Map<Long, String> stored = new java.util.HashMap<>();
+        Map<String, Integer> copies = new java.util.HashMap<>();
+        long lastOffset = ackedOffsets.values().stream().mapToLong(Long::longValue).max().orElseThrow();
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer =
+                 new org.apache.kafka.clients.consumer.KafkaConsumer<>(cprops,
+                     new org.apache.kafka.common.serialization.StringDeserializer(),
+                     new org.apache.kafka.common.serialization.StringDeserializer())) {
+            org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(topic, 0);
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            TestCluster.await(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> {
+                    assertThat(stored.put(r.offset(), r.value())).as("offset %d read twice", r.offset()).isNull();
+                    copies.merge(r.value(), 1, Integer::sum);
+                });
+                return consumer.position(tp) > lastOffset;
+            }, Duration.ofSeconds(60), "the consumer to read past the last acknowledged offset " + lastOffset);
+        }
+        for (Map.Entry<Integer, Long> ack : ackedOffsets.entrySet()) {
+            assertThat(stored.get(ack.getValue())).as("acknowledged record %d at offset %d", ack.getKey(), ack.getValue())
+                .isEqualTo("v-" + ack.getKey());
+        }
+        assertThat(copies).as("records stored more than once").allSatisfy((value, n) -> assertThat(n).isEqualTo(1));
     }
 
     @Test
