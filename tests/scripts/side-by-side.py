@@ -2,13 +2,17 @@
 """side-by-side.py -- Raftline against Apache Kafka 4.4.0 on this machine, with the same workloads, as ratios.
 
     tests/scripts/side-by-side.py WORKLOAD [--rounds R] [--records N] [--raftline DIR] [--only kafka|raftline]
+                                  [--protocol grpc|kafka]
     tests/scripts/side-by-side.py list       the workloads, one per line: name TAB what it does
     tests/scripts/side-by-side.py fetch      only download Kafka's jars and build the helpers (into the cache)
 
 WORKLOAD runs R rounds of each system (default 3), alternating Kafka, Raftline, Kafka, ..., each on a fresh cluster on
 127.0.0.1 in a fresh temporary folder. --records sets the records (topics for topics-3n) per round; default the
 workload's. --raftline is the Raftline checkout whose ./raftline runs (default: the one holding this script).
---only runs one system's rounds (no ratio then).
+--only runs one system's rounds (no ratio then). --protocol kafka runs the Raftline rounds with Kafka's own tools too
+(exactly what the Kafka rounds run) against the `raftline dev` cluster's Kafka listeners (kafkaBootstrap in its
+cluster.json): the same client on both sides; the system is then reported as raftline@<sha>(kafka-protocol). Not for
+failover workloads.
 
 Output (stdout): each round's JSON line when it is done, then one summary line:
     {"summary":true,"workload":...,"metric":"recordsPerSec","higherIsBetter":true,
@@ -335,21 +339,12 @@ def helpers_jar(kdir):
 
 # ----------------------------------------------------------------------------------------------- Kafka rounds
 
-class KafkaCluster:
-    def __init__(self, kdir, work, nodes, base_port):
-        self.kdir, self.work, self.n, self.base = kdir, work, nodes, base_port
+class KafkaTools:
+    """Kafka's own tools and the bench helpers, pointed at a bootstrap: an Apache Kafka cluster's, or the Kafka
+    listeners of a Raftline cluster (--protocol kafka)."""
+    def __init__(self, kdir, work, bootstrap):
+        self.kdir, self.work, self.bootstrap = kdir, work, bootstrap
         self.cp = os.path.join(kdir, "libs", "*") + os.pathsep + helpers_jar(kdir)
-        self.procs = {}
-        self.bootstrap = ",".join("127.0.0.1:%d" % self.port(i) for i in range(1, nodes + 1))
-
-    def port(self, i):
-        return self.base + 10 * (i - 1)
-
-    def controller_port(self, i):
-        return self.port(i) + 1
-
-    def node_dir(self, i):
-        return os.path.join(self.work, "node-%d" % i)
 
     def java(self, jvm, log4j, *args):
         return [JAVA] + jvm + ["-Dlog4j2.configurationFile=" + os.path.join(self.kdir, log4j), "-cp", self.cp] + list(args)
@@ -363,6 +358,38 @@ class KafkaCluster:
     def admin(self, *args, timeout=None):
         rc, out, err = self.tool("io.raftline.kafkabench.BenchAdmin", args[0], self.bootstrap, *args[1:], timeout=timeout)
         return rc, last_json(read(out)), out, err
+
+    def create_topic(self, topic, w):
+        cfg = ["min.insync.replicas=%d" % w.min_isr] if w.min_isr else []
+        rc, d, out, err = self.admin("create", topic, str(w.partitions), str(w.rf), "60000", *cfg, timeout=90)
+        if rc != 0:
+            raise StepFailed("could not create topic %s: %s %s" % (topic, d, tail(err)))
+
+    def producer_perf(self, topic, records, props, rate=None):
+        args = ["org.apache.kafka.tools.ProducerPerformance", "--bootstrap-server", self.bootstrap, "--topic", topic,
+                "--num-records", str(records), "--record-size", str(RECORD_SIZE), "--throughput", str(rate or -1)]
+        if props:
+            args += ["--command-property"] + ["%s=%s" % kv for kv in props.items()]
+        rc, out, err = self.tool(*args)
+        if rc != 0:
+            raise StepFailed("ProducerPerformance failed (exit %d):\n%s%s" % (rc, tail(out), tail(err)))
+        return read(out)
+
+
+class KafkaCluster(KafkaTools):
+    def __init__(self, kdir, work, nodes, base_port):
+        self.n, self.base = nodes, base_port
+        KafkaTools.__init__(self, kdir, work, ",".join("127.0.0.1:%d" % (base_port + 10 * i) for i in range(nodes)))
+        self.procs = {}
+
+    def port(self, i):
+        return self.base + 10 * (i - 1)
+
+    def controller_port(self, i):
+        return self.port(i) + 1
+
+    def node_dir(self, i):
+        return os.path.join(self.work, "node-%d" % i)
 
     def write_config(self, i):
         d = self.node_dir(i)
@@ -438,26 +465,55 @@ class KafkaCluster:
                 p.wait()
         self.procs = {}
 
-    def create_topic(self, topic, w):
-        cfg = ["min.insync.replicas=%d" % w.min_isr] if w.min_isr else []
-        rc, d, out, err = self.admin("create", topic, str(w.partitions), str(w.rf), "60000", *cfg, timeout=90)
-        if rc != 0:
-            raise StepFailed("could not create topic %s: %s %s" % (topic, d, tail(err)))
-
-    def producer_perf(self, topic, records, props, rate=None):
-        args = ["org.apache.kafka.tools.ProducerPerformance", "--bootstrap-server", self.bootstrap, "--topic", topic,
-                "--num-records", str(records), "--record-size", str(RECORD_SIZE), "--throughput", str(rate or -1)]
-        if props:
-            args += ["--command-property"] + ["%s=%s" % kv for kv in props.items()]
-        rc, out, err = self.tool(*args)
-        if rc != 0:
-            raise StepFailed("ProducerPerformance failed (exit %d):\n%s%s" % (rc, tail(out), tail(err)))
-        return read(out)
-
 
 PRODUCER_SUMMARY = re.compile(
     r"(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, ([\d.]+) ms max latency, "
     r"(\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th")
+
+
+def kafka_tools_workload(cluster, w, records, rnd, row):
+    """A produce, consume, e2e or topics workload run with Kafka's own tools (a KafkaTools) against its bootstrap."""
+    if w.kind == "produce":
+        cluster.create_topic("bench", w)
+        m = PRODUCER_SUMMARY.findall(cluster.producer_perf("bench", records, w.producer, w.rate))
+        if not m:
+            raise StepFailed("no summary line in ProducerPerformance's output")
+        n, rps, mbs, avg, mx, p50, p95, p99, p999 = m[-1]
+        row.update(records=int(n), recordsPerSec=round(float(rps), 1), mbPerSec=round(float(mbs), 2),
+                   latencyMs=dict(avg=float(avg), p50=float(p50), p95=float(p95), p99=float(p99),
+                                  p999=float(p999), max=float(mx)), errors=records - int(n))
+    elif w.kind == "consume":
+        cluster.create_topic("bench", w)
+        log("writing %d records to read back" % records)
+        cluster.producer_perf("bench", records, dict(TUNED, acks="all"))
+        rc, out, err = cluster.tool("org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server", cluster.bootstrap,
+                                    "--topic", "bench", "--num-records", str(records), "--timeout", "30000",
+                                    "--group", "side-by-side-%d-%d" % (rnd, os.getpid()))
+        rows = [l for l in read(out).splitlines() if re.match(r"^\d{4}-\d\d-\d\d", l)]
+        if rc != 0 or not rows:
+            raise StepFailed("ConsumerPerformance failed (exit %d):\n%s%s" % (rc, tail(out), tail(err)))
+        # start.time, end.time, MB, MB.sec, nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec
+        f = [x.strip() for x in rows[-1].split(",")]
+        row.update(records=int(f[4]), msgsPerSec=round(float(f[5]), 1), mbPerSec=round(float(f[3]), 2),
+                   fetchMsgsPerSec=round(float(f[9]), 1), fetchMbPerSec=round(float(f[8]), 2),
+                   rebalanceMs=int(f[6]), fetchMs=int(f[7]))
+    elif w.kind == "e2e":
+        cluster.create_topic("e2e", w)
+        rc, out, err = cluster.tool("org.apache.kafka.tools.EndToEndLatency", "--bootstrap-server", cluster.bootstrap,
+                                    "--topic", "e2e", "--num-records", str(records), "--producer-acks", "all",
+                                    "--record-size", str(RECORD_SIZE))
+        text = read(out)
+        a = re.search(r"Avg latency: ([\d.]+) ms", text)
+        p = re.search(r"Percentiles: 50th = (\d+), 99th = (\d+), 99.9th = (\d+)", text)
+        if rc != 0 or not (a and p):
+            raise StepFailed("EndToEndLatency failed (exit %d):\n%s%s" % (rc, tail(out), tail(err)))
+        row.update(records=records, e2eAvgMs=round(float(a.group(1)), 3), e2eP50Ms=float(p.group(1)),
+                   e2eP99Ms=float(p.group(2)), e2eP999Ms=float(p.group(3)))
+    elif w.kind == "topics":
+        rc, d, out, err = cluster.admin("create-seq", "topic-", str(records), str(w.partitions), str(w.rf))
+        if rc != 0 or not d or "topicsPerSec" not in d:
+            raise StepFailed("topic creation failed: %s\n%s" % (d, tail(err)))
+        row.update(d)
 
 
 def kafka_round(w, records, rnd, kdir):
@@ -467,49 +523,10 @@ def kafka_round(w, records, rnd, kdir):
     log("Kafka round %d: %s, %d records/items, in %s" % (rnd, w.name, records, work))
     try:
         cluster.up()
-        if w.kind == "produce":
-            cluster.create_topic("bench", w)
-            m = PRODUCER_SUMMARY.findall(cluster.producer_perf("bench", records, w.producer, w.rate))
-            if not m:
-                raise StepFailed("no summary line in ProducerPerformance's output")
-            n, rps, mbs, avg, mx, p50, p95, p99, p999 = m[-1]
-            row.update(records=int(n), recordsPerSec=round(float(rps), 1), mbPerSec=round(float(mbs), 2),
-                       latencyMs=dict(avg=float(avg), p50=float(p50), p95=float(p95), p99=float(p99),
-                                      p999=float(p999), max=float(mx)), errors=records - int(n))
-        elif w.kind == "consume":
-            cluster.create_topic("bench", w)
-            log("writing %d records to read back" % records)
-            cluster.producer_perf("bench", records, dict(TUNED, acks="all"))
-            rc, out, err = cluster.tool("org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server", cluster.bootstrap,
-                                        "--topic", "bench", "--num-records", str(records), "--timeout", "30000",
-                                        "--group", "side-by-side-%d-%d" % (rnd, os.getpid()))
-            rows = [l for l in read(out).splitlines() if re.match(r"^\d{4}-\d\d-\d\d", l)]
-            if rc != 0 or not rows:
-                raise StepFailed("ConsumerPerformance failed (exit %d):\n%s%s" % (rc, tail(out), tail(err)))
-            # start.time, end.time, MB, MB.sec, nMsg, nMsg.sec, rebalance.time.ms, fetch.time.ms, fetch.MB.sec, fetch.nMsg.sec
-            f = [x.strip() for x in rows[-1].split(",")]
-            row.update(records=int(f[4]), msgsPerSec=round(float(f[5]), 1), mbPerSec=round(float(f[3]), 2),
-                       fetchMsgsPerSec=round(float(f[9]), 1), fetchMbPerSec=round(float(f[8]), 2),
-                       rebalanceMs=int(f[6]), fetchMs=int(f[7]))
-        elif w.kind == "e2e":
-            cluster.create_topic("e2e", w)
-            rc, out, err = cluster.tool("org.apache.kafka.tools.EndToEndLatency", "--bootstrap-server", cluster.bootstrap,
-                                        "--topic", "e2e", "--num-records", str(records), "--producer-acks", "all",
-                                        "--record-size", str(RECORD_SIZE))
-            text = read(out)
-            a = re.search(r"Avg latency: ([\d.]+) ms", text)
-            p = re.search(r"Percentiles: 50th = (\d+), 99th = (\d+), 99.9th = (\d+)", text)
-            if rc != 0 or not (a and p):
-                raise StepFailed("EndToEndLatency failed (exit %d):\n%s%s" % (rc, tail(out), tail(err)))
-            row.update(records=records, e2eAvgMs=round(float(a.group(1)), 3), e2eP50Ms=float(p.group(1)),
-                       e2eP99Ms=float(p.group(2)), e2eP999Ms=float(p.group(3)))
-        elif w.kind == "topics":
-            rc, d, out, err = cluster.admin("create-seq", "topic-", str(records), str(w.partitions), str(w.rf))
-            if rc != 0 or not d or "topicsPerSec" not in d:
-                raise StepFailed("topic creation failed: %s\n%s" % (d, tail(err)))
-            row.update(d)
-        elif w.kind == "failover":
+        if w.kind == "failover":
             kafka_failover(cluster, w, records, row)
+        else:
+            kafka_tools_workload(cluster, w, records, rnd, row)
         return row
     except StepFailed as e:
         raise StepFailed("Kafka round %d of %s: %s" % (rnd, w.name, e))
@@ -578,6 +595,7 @@ class RaftlineCluster:
         self.dev = None
         self.restarted = None
         self.bootstrap = None
+        self.kafka_bootstrap = None
         self.node_pids = {}
         self.env = dict(os.environ)
         self.env.setdefault("RAFTLINE_HEAP_OPTS", "-Xmx1g -Xms1g")
@@ -591,7 +609,7 @@ class RaftlineCluster:
 
     def up(self):
         for i in range(1, self.n + 1):
-            for p in range(self.base + 10 * (i - 1), self.base + 10 * (i - 1) + 4):
+            for p in range(self.base + 10 * (i - 1), self.base + 10 * (i - 1) + 5):
                 if port_in_use(p):
                     raise StepFailed("port %d on 127.0.0.1 is in use (another run? set RAFTLINE_BENCH_BASE_PORT)" % p)
         dev_log = os.path.join(self.work, "dev.log")
@@ -611,6 +629,7 @@ class RaftlineCluster:
             raise StepFailed("%s\n%s" % (e, tail(dev_log, 30)))
         c = json.loads(read(cluster_json))
         self.bootstrap = c["bootstrap"]
+        self.kafka_bootstrap = c.get("kafkaBootstrap")
         self.node_pids = {n["id"]: n["pid"] for n in c["nodes"]}
         if len(self.node_pids) != self.n:
             raise StepFailed("cluster.json lists %d nodes, not %d" % (len(self.node_pids), self.n))
@@ -676,14 +695,21 @@ class RaftlineCluster:
         return self.perf("produce", "recordsPerSec", *args)
 
 
-def raftline_round(w, records, rnd, checkout, system):
+def raftline_round(w, records, rnd, checkout, system, kdir=None):
+    """A Raftline round: through the CLI's perf commands, or with kdir (--protocol kafka) through Kafka's own tools
+    against the cluster's Kafka listeners."""
     work = tempfile.mkdtemp(prefix="side-by-side-raftline.")
     cluster = RaftlineCluster(checkout, work, w.nodes, env_int("RAFTLINE_BENCH_BASE_PORT", 29092))
     row = {"system": system, "workload": w.name, "round": rnd}
-    log("Raftline round %d: %s, %d records/items, in %s" % (rnd, w.name, records, work))
+    log("Raftline round %d: %s, %d records/items, in %s%s" % (rnd, w.name, records, work,
+                                                              ", with Kafka's tools" if kdir else ""))
     try:
         cluster.up()
-        if w.kind == "produce":
+        if kdir:
+            if not cluster.kafka_bootstrap:
+                raise StepFailed("cluster.json has no kafkaBootstrap: this Raftline has no Kafka listener")
+            kafka_tools_workload(KafkaTools(kdir, work, cluster.kafka_bootstrap), w, records, rnd, row)
+        elif w.kind == "produce":
             cluster.create_topic("bench", w)
             d = cluster.perf_produce("bench", records, w.producer, w.rate)
             row.update(records=d.get("records"), recordsPerSec=d["recordsPerSec"], mbPerSec=d.get("mbPerSec"),
@@ -979,6 +1005,7 @@ def main():
     ap.add_argument("--records", type=int)
     ap.add_argument("--raftline", default=REPO)
     ap.add_argument("--only", choices=["kafka", "raftline"])
+    ap.add_argument("--protocol", choices=["grpc", "kafka"], default="grpc")
     a = ap.parse_args()
     w = BY_NAME.get(a.workload)
     if w is None:
@@ -988,6 +1015,10 @@ def main():
         print("side-by-side.py: --rounds and --records need positive integers", file=sys.stderr)
         return 2
     records = a.records or w.records
+    if a.protocol == "kafka" and w.kind == "failover":
+        print("side-by-side.py: --protocol kafka is for produce, consume, e2e and topics workloads, not failover",
+              file=sys.stderr)
+        return 2
     if w.kind == "failover" and records < FAILOVER_RATE * (FAILOVER_KILL_AFTER_S + 25):
         print("side-by-side.py: a failover run needs --records >= %d (it must outlast the kill by 25 s)"
               % (FAILOVER_RATE * (FAILOVER_KILL_AFTER_S + 25)), file=sys.stderr)
@@ -996,9 +1027,9 @@ def main():
     rows = []
     try:
         kdir = None
-        if a.only != "raftline":
+        if a.only != "raftline" or a.protocol == "kafka":
             kdir = fetch()
-        rl_system = raftline_system(checkout)
+        rl_system = raftline_system(checkout) + ("(kafka-protocol)" if a.protocol == "kafka" else "")
         if a.only != "kafka":
             if not os.access(os.path.join(checkout, "raftline"), os.X_OK):
                 raise StepFailed("no executable ./raftline in %s (pass --raftline DIR, a Raftline checkout)" % checkout)
@@ -1015,7 +1046,8 @@ def main():
                 rows.append(kafka_round(w, records, rnd, kdir))
                 print(json.dumps(rows[-1]), flush=True)
             if a.only != "kafka":
-                rows.append(raftline_round(w, records, rnd, checkout, rl_system))
+                rows.append(raftline_round(w, records, rnd, checkout, rl_system,
+                                           kdir if a.protocol == "kafka" else None))
                 print(json.dumps(rows[-1]), flush=True)
     except StepFailed as e:
         log("error: %s" % e)

@@ -34,7 +34,8 @@ import org.junit.jupiter.api.Timeout;
  * Apache Kafka's own command-line tools (org.apache.kafka:kafka-tools 4.4.0, run as real processes with
  * {@code java -cp}) against the Kafka listeners of one 3-node cluster: TopicCommand creates, describes and grows a
  * topic, ConfigCommand changes and describes its configs, ConsumerGroupCommand describes a group, resets its offsets
- * and deletes it; each change is then read back with kafka-clients' Admin or the Raftline SDK. The tools' jars come
+ * and deletes it; ConsoleProducer and ConsoleConsumer carry keyed records; VerifiableProducer's acknowledged records
+ * are all among what VerifiableConsumer reads in a group; ProducerPerformance and ConsumerPerformance run; each change is then read back with kafka-clients' Admin or the Raftline SDK. The tools' jars come
  * from tests/kafka-bench (Maven Central, cached in ~/.cache/raftline-bench), fetched here when missing.
  */
 @Timeout(300)
@@ -76,11 +77,18 @@ class KafkaToolsIT {
     }
 
     private static Run tool(String mainClass, String... args) throws IOException, InterruptedException {
+        return toolWithInput("", mainClass, args);
+    }
+
+    /** Runs a tool with {@code input} on its standard input (closed after it). */
+    private static Run toolWithInput(String input, String mainClass, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
             "-Xmx256m", "-cp", LIBS + "/*", mainClass, "--bootstrap-server", cluster.kafkaBootstrap()));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        p.getOutputStream().close();
+        try (java.io.OutputStream stdin = p.getOutputStream()) {
+            stdin.write(input.getBytes(StandardCharsets.UTF_8));
+        }
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(120, TimeUnit.SECONDS)) {
             p.destroyForcibly();
@@ -186,5 +194,98 @@ class KafkaToolsIT {
         ok(groups("--delete", "--group", group));
         assertThat(get(admin.listGroups().all())).noneMatch(g -> g.groupId().equals(group));
         assertThat(get(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata())).isEmpty();
+    }
+
+    /** ConsoleProducer reads keyed lines from stdin; ConsoleConsumer prints them back with their partitions and offsets. */
+    @Test
+    void consoleProducerAndConsumerCarryKeyedRecords() throws Exception {
+        String topic = "tools-console";
+        ok(topics("--create", "--topic", topic, "--partitions", "1", "--replication-factor", "3"));
+        StringBuilder lines = new StringBuilder();
+        for (int i = 0; i < 20; i++) {
+            lines.append("key-").append(i).append(':').append("value ").append(i).append('\n');
+        }
+        ok(toolWithInput(lines.toString(), "org.apache.kafka.tools.ConsoleProducer", "--topic", topic,
+            "--reader-property", "parse.key=true", "--reader-property", "key.separator=:",
+            "--producer-property", "acks=all"));
+        Run consumed = tool("org.apache.kafka.tools.consumer.ConsoleConsumer", "--topic", topic, "--from-beginning",
+            "--max-messages", "20", "--timeout-ms", "60000", "--formatter-property", "print.key=true",
+            "--formatter-property", "print.offset=true", "--formatter-property", "key.separator=|");
+        ok(consumed);
+        for (int i = 0; i < 20; i++) {
+            assertThat(consumed.output()).contains("Offset:" + i + "\tkey-" + i + "|value " + i);
+        }
+        assertThat(consumed.output()).contains("Processed a total of 20 messages");
+    }
+
+    /**
+     * VerifiableProducer at acks=all and VerifiableConsumer in a group that commits, with their own bookkeeping: every
+     * record the producer saw acknowledged (partition, offset) is among those the consumer read, and the consumer's
+     * last commit per partition is the end of the partition.
+     */
+    @Test
+    void everyRecordVerifiableProducerSawAcknowledgedIsReadByVerifiableConsumer() throws Exception {
+        String topic = "tools-verifiable";
+        int records = 1000;
+        ok(topics("--create", "--topic", topic, "--partitions", "3", "--replication-factor", "3"));
+        Run produced = tool("org.apache.kafka.tools.VerifiableProducer", "--topic", topic, "--max-messages",
+            String.valueOf(records), "--acks", "-1");
+        ok(produced);
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        java.util.Set<String> acked = new java.util.HashSet<>();
+        Map<Integer, Long> ends = new java.util.HashMap<>();
+        for (String line : produced.output().lines().filter(l -> l.startsWith("{")).toList()) {
+            com.fasterxml.jackson.databind.JsonNode event = json.readTree(line);
+            if (event.path("name").asText().equals("producer_send_success")) {
+                int partition = event.path("partition").asInt();
+                long offset = event.path("offset").asLong();
+                assertThat(acked.add(partition + "@" + offset)).as("acknowledged twice: %s@%s", partition, offset).isTrue();
+                ends.merge(partition, offset + 1, Math::max);
+            }
+        }
+        assertThat(acked).hasSize(records);
+
+        Run consumed = tool("org.apache.kafka.tools.VerifiableConsumer", "--topic", topic, "--group-id", "tools-verifiable",
+            "--max-messages", String.valueOf(records), "--reset-policy", "earliest");
+        ok(consumed);
+        java.util.Set<String> read = new java.util.HashSet<>();
+        Map<Integer, Long> committed = new java.util.HashMap<>();
+        for (String line : consumed.output().lines().filter(l -> l.startsWith("{")).toList()) {
+            com.fasterxml.jackson.databind.JsonNode event = json.readTree(line);
+            String name = event.path("name").asText();
+            if (name.equals("records_consumed")) {
+                for (com.fasterxml.jackson.databind.JsonNode part : event.path("partitions")) {
+                    for (long o = part.path("minOffset").asLong(); o <= part.path("maxOffset").asLong(); o++) {
+                        read.add(part.path("partition").asInt() + "@" + o);
+                    }
+                }
+            } else if (name.equals("offsets_committed") && event.path("success").asBoolean()) {
+                for (com.fasterxml.jackson.databind.JsonNode part : event.path("offsets")) {
+                    committed.merge(part.path("partition").asInt(), part.path("offset").asLong(), Math::max);
+                }
+            }
+        }
+        assertThat(read).as("acknowledged records the consumer did not read").containsAll(acked);
+        assertThat(committed).isEqualTo(ends);
+    }
+
+    /** Kafka's own perf tools, as the side-by-side script runs them with --protocol kafka, on a short run. */
+    @Test
+    void producerAndConsumerPerformanceRun() throws Exception {
+        String topic = "tools-perf";
+        ok(topics("--create", "--topic", topic, "--partitions", "3", "--replication-factor", "3"));
+        Run produced = tool("org.apache.kafka.tools.ProducerPerformance", "--topic", topic, "--num-records", "20000",
+            "--record-size", "1024", "--throughput", "-1", "--command-property", "acks=all");
+        ok(produced);
+        assertThat(produced.output()).containsPattern("20000 records sent, [\\d.]+ records/sec");
+        Run consumed = tool("org.apache.kafka.tools.ConsumerPerformance", "--topic", topic, "--num-records", "20000",
+            "--timeout", "60000", "--group", "tools-perf");
+        ok(consumed);
+        // start.time, end.time, data.consumed.in.MB, MB.sec, data.consumed.in.nMsg, ...
+        String row = consumed.output().lines().filter(l -> l.matches("^\\d{4}-\\d\\d-\\d\\d.*")).reduce((a, b) -> b)
+            .orElseThrow(() -> new AssertionError("no result row:\n" + consumed.output()));
+        assertThat(row.split(",")[4].trim()).isEqualTo("20000");
+        assertThat(get(admin.listOffsets(Map.of(new TopicPartition(topic, 0), OffsetSpec.latest())).all())
+            .get(new TopicPartition(topic, 0)).offset()).isPositive();
     }
 }
