@@ -88,6 +88,7 @@ public final class Errors {
             case SASL_AUTHENTICATION_FAILED -> new SaslAuthenticationException(text);
             case UNSUPPORTED_SASL_MECHANISM -> new UnsupportedSaslMechanismException(text);
             case RESOURCE_NOT_FOUND -> new ResourceNotFoundException(text);
+            case GROUP_SUBSCRIBED_TO_TOPIC -> new GroupSubscribedToTopicException(text);
             case UNKNOWN -> new UnknownServerException(text);
             default -> new UnknownServerException(text);
         };

@@ -22,6 +22,8 @@ import io.raftline.protocol.group.ListGroupsRequest;
 import io.raftline.protocol.group.ListGroupsResponse;
 import io.raftline.protocol.group.OffsetCommitRequest;
 import io.raftline.protocol.group.OffsetCommitResponse;
+import io.raftline.protocol.group.OffsetDeleteRequest;
+import io.raftline.protocol.group.OffsetDeleteResponse;
 import io.raftline.protocol.group.OffsetFetchRequest;
 import io.raftline.protocol.group.OffsetFetchResponse;
 import io.raftline.protocol.group.SyncGroupRequest;
@@ -347,6 +349,23 @@ public final class GroupCoordinator {
                 return;
             }
             offsets.commit(req, result);
+        });
+        return result;
+    }
+
+    /**
+     * OffsetDelete: tombstones for the named partitions' committed offsets, answered once stored (so a coordinator that
+     * loads the partition next does not bring them back), then dropped from the cache. See {@link GroupOffsets#delete}.
+     */
+    public CompletableFuture<OffsetDeleteResponse> deleteOffsets(OffsetDeleteRequest req) {
+        CompletableFuture<OffsetDeleteResponse> result = new CompletableFuture<>();
+        run(() -> {
+            ErrorCode err = coordinatorError(req.getGroupId());
+            if (err != ErrorCode.NONE) {
+                complete(result, GroupOffsets.deleteResponse(req, err, Map.of()));
+                return;
+            }
+            offsets.delete(groups.get(req.getGroupId()), req, result);
         });
         return result;
     }

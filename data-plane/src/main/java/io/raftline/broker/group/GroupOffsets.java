@@ -1,16 +1,23 @@
 package io.raftline.broker.group;
 
+import com.google.protobuf.InvalidProtocolBufferException;
 import io.raftline.common.Time;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.group.OffsetCommitRequest;
 import io.raftline.protocol.group.OffsetCommitResponse;
+import io.raftline.protocol.group.ConsumerProtocolSubscription;
 import io.raftline.protocol.group.OffsetCommitValue;
+import io.raftline.protocol.group.OffsetDeleteRequest;
+import io.raftline.protocol.group.OffsetDeleteResponse;
 import io.raftline.protocol.group.OffsetFetchRequest;
 import io.raftline.protocol.group.OffsetFetchResponse;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -18,12 +25,14 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The offsets half of the coordinator: OffsetCommit (fenced by generation, stored before cached), OffsetFetch from
- * the cache, and the expiry of the offsets of empty groups. Every method runs under the coordinator's lock, for a
- * group whose partition this coordinator has loaded.
+ * the cache, OffsetDelete (stored, then dropped from the cache), and the expiry of the offsets of empty groups. Every
+ * method runs under the coordinator's lock, for a group whose partition this coordinator has loaded.
  */
 final class GroupOffsets {
 
     private static final Logger LOG = LoggerFactory.getLogger(GroupOffsets.class);
+    /** The protocol type of consumer groups, whose subscriptions (Raftline's encoding) name their topics. */
+    static final String CONSUMER_PROTOCOL_TYPE = "consumer";
 
     private final GroupCoordinator coordinator;
     private final GroupConfig config;
@@ -183,6 +192,96 @@ final class GroupOffsets {
             return b.setCommittedOffset(-1).setCommittedLeaderEpoch(-1).build();
         }
         return b.setCommittedOffset(o.offset()).setCommittedLeaderEpoch(o.leaderEpoch()).setMetadata(o.metadata()).build();
+    }
+
+    /**
+     * Deletes committed offsets of {@code g} (Kafka's OffsetDelete): an unknown group is GROUP_ID_NOT_FOUND. While the
+     * group has members, a partition of a topic one of them subscribes to is refused on its own
+     * (GROUP_SUBSCRIBED_TO_TOPIC) and the others go; a group whose members' subscriptions cannot be read (not the
+     * consumer protocol) is refused whole with NON_EMPTY_GROUP. Tombstones are written first; the cache drops the
+     * offsets once they are stored, keeping any committed again meanwhile (its record follows the tombstone).
+     */
+    void delete(Group g, OffsetDeleteRequest req, CompletableFuture<OffsetDeleteResponse> result) {
+        if (g == null || g.is(GroupState.DEAD) || g.deleting) {
+            coordinator.complete(result, deleteResponse(req, ErrorCode.GROUP_ID_NOT_FOUND, Map.of()));
+            return;
+        }
+        Set<String> subscribed = g.members.isEmpty() ? Set.of() : subscribedTopics(g);
+        if (subscribed == null) {
+            coordinator.complete(result, deleteResponse(req, ErrorCode.NON_EMPTY_GROUP, Map.of()));
+            return;
+        }
+        Map<Group.TopicPartitionKey, ErrorCode> refused = new HashMap<>();
+        Map<Group.TopicPartitionKey, CommittedOffset> deleted = new HashMap<>();
+        List<GroupRecords.KeyValue> tombstones = new ArrayList<>();
+        for (OffsetDeleteRequest.Topic t : req.getTopicsList()) {
+            for (int p : t.getPartitionsList()) {
+                Group.TopicPartitionKey key = new Group.TopicPartitionKey(t.getName(), p);
+                CommittedOffset o = g.offsets.get(key);
+                if (subscribed.contains(t.getName())) {
+                    refused.put(key, ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC);
+                } else if (o != null && deleted.put(key, o) == null) {
+                    tombstones.add(GroupRecords.offsetCommit(g.groupId, t.getName(), p, null));
+                }
+            }
+        }
+        if (tombstones.isEmpty()) {
+            coordinator.complete(result, deleteResponse(req, ErrorCode.NONE, refused));
+            return;
+        }
+        coordinator.append(g.offsetsPartition, tombstones, code -> {
+            if (code == ErrorCode.NONE && coordinator.isCurrent(g)) {
+                deleted.forEach((k, o) -> g.offsets.remove(k, o));
+                LOG.info("group {}: deleted {} committed offsets", g.groupId, deleted.size());
+            }
+            coordinator.complete(result, deleteResponse(req, code, refused));
+        });
+    }
+
+    /**
+     * The topics the members of {@code g} subscribe to (in the selected protocol's subscription, or in every one
+     * they offered before a protocol was selected), or null when they cannot be read: a group of another protocol
+     * type, or a subscription that does not parse.
+     */
+    static Set<String> subscribedTopics(Group g) {
+        if (!CONSUMER_PROTOCOL_TYPE.equals(g.protocolType)) {
+            return null;
+        }
+        Set<String> topics = new HashSet<>();
+        for (Member m : g.members.values()) {
+            for (var p : m.protocols) {
+                if (g.protocolName != null && !g.protocolName.equals(p.getName())) {
+                    continue;
+                }
+                ByteBuffer b = p.getMetadata().asReadOnlyByteBuffer();
+                if (b.remaining() < 2 || b.getShort() != 0) {
+                    return null;
+                }
+                try {
+                    topics.addAll(ConsumerProtocolSubscription.parseFrom(b).getTopicsList());
+                } catch (InvalidProtocolBufferException e) {
+                    return null;
+                }
+            }
+        }
+        return topics;
+    }
+
+    /** The answer to {@code req}: {@code code} for the whole request and each partition, but those {@code refused}. */
+    static OffsetDeleteResponse deleteResponse(OffsetDeleteRequest req, ErrorCode code,
+                                               Map<Group.TopicPartitionKey, ErrorCode> refused) {
+        OffsetDeleteResponse.Builder b = OffsetDeleteResponse.newBuilder().setError(GroupCoordinator.error(code, ""));
+        for (OffsetDeleteRequest.Topic t : req.getTopicsList()) {
+            OffsetDeleteResponse.TopicResult.Builder tr = OffsetDeleteResponse.TopicResult.newBuilder().setName(t.getName());
+            for (int p : t.getPartitionsList()) {
+                ErrorCode own = refused.getOrDefault(new Group.TopicPartitionKey(t.getName(), p), code);
+                tr.addPartitions(OffsetDeleteResponse.PartitionResult.newBuilder().setPartition(p)
+                    .setError(GroupCoordinator.error(own, own == ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC
+                        ? "the group's members subscribe to topic '" + t.getName() + "'" : "")));
+            }
+            b.addTopics(tr);
+        }
+        return b.build();
     }
 
     /**

@@ -132,6 +132,8 @@ public final class KafkaApis implements KafkaHandler {
             case LIST_GROUPS -> groups.listGroups(request);
             case DESCRIBE_GROUPS -> groups.describeGroups(request);
             case DELETE_GROUPS -> groups.deleteGroups(request);
+            case OFFSET_DELETE -> groups.offsetDelete(request);
+            case DESCRIBE_PRODUCERS -> data.describeProducers(request);
             default -> throw new IllegalStateException("no handler for " + request.apiKey() + " (SupportedApis lists it)");
         };
     }

@@ -13,6 +13,7 @@ import org.apache.kafka.common.errors.GroupAuthorizationException;
 import org.apache.kafka.common.errors.TopicAuthorizationException;
 import org.apache.kafka.common.message.DeleteGroupsRequestData;
 import org.apache.kafka.common.message.DescribeGroupsRequestData;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FindCoordinatorRequestData;
 import org.apache.kafka.common.message.HeartbeatRequestData;
@@ -20,6 +21,7 @@ import org.apache.kafka.common.message.JoinGroupRequestData;
 import org.apache.kafka.common.message.LeaveGroupRequestData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.ProduceRequestData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
@@ -27,8 +29,9 @@ import org.apache.kafka.common.protocol.ApiMessage;
 
 /**
  * ACLs on the Kafka listener's requests that do not pass through the broker's gRPC service (produce, fetch, list
- * offsets, the group APIs, deleting groups, listing quotas and reassignments): each is checked whole before it runs, and a refused one
- * is answered with Kafka's own error response for it (TOPIC_/GROUP_/CLUSTER_AUTHORIZATION_FAILED) with nothing done.
+ * offsets, the group APIs, deleting groups and their offsets, describing producers, listing quotas and reassignments):
+ * each is checked whole before it runs, and a refused one is answered with Kafka's own error response for it
+ * (TOPIC_/GROUP_/CLUSTER_AUTHORIZATION_FAILED) with nothing done.
  * The others (metadata, producer ids, topic and config admin, records, leaders, log dirs, ACLs, SCRAM users, quota
  * changes) are checked by the service itself, as the listener's caller.
  */
@@ -105,6 +108,13 @@ final class KafkaAuthorization {
                 .forEach(g -> out.add(group(Operation.DESCRIBE, g)));
             case DELETE_GROUPS -> ((DeleteGroupsRequestData) body).groupsNames()
                 .forEach(g -> out.add(group(Operation.DELETE, g)));
+            case OFFSET_DELETE -> {
+                OffsetDeleteRequestData r = (OffsetDeleteRequestData) body;
+                out.add(group(Operation.DELETE, r.groupId()));
+                r.topics().forEach(t -> out.add(new Need(Operation.READ, ResourceType.TOPIC, t.name())));
+            }
+            case DESCRIBE_PRODUCERS -> ((DescribeProducersRequestData) body).topics()
+                .forEach(t -> out.add(new Need(Operation.READ, ResourceType.TOPIC, t.name())));
             case DESCRIBE_CLIENT_QUOTAS ->
                 out.add(new Need(Operation.DESCRIBE_CONFIGS, ResourceType.CLUSTER, Authorizer.CLUSTER_NAME));
             case LIST_PARTITION_REASSIGNMENTS ->

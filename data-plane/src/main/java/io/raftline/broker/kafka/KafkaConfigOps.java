@@ -44,8 +44,8 @@ final class KafkaConfigOps {
     }
 
     /**
-     * IncrementalAlterConfigs (KIP-339): SET sets a value, DELETE goes back to the default. APPEND and SUBTRACT (list
-     * configs) are refused: use SET with the whole list.
+     * IncrementalAlterConfigs (KIP-339): SET sets a value, DELETE goes back to the default, APPEND and SUBTRACT add
+     * items to or remove them from a list config (the controller reads the current list and refuses other configs).
      */
     static List<AlterConfigsRequest.Op> incremental(byte type, String name, List<Change> changes) throws KafkaRefusal {
         ConfigResourceType ours = resourceType(type);
@@ -67,8 +67,13 @@ final class KafkaConfigOps {
                 case DELETE -> {
                     // no value: back to the default
                 }
-                case APPEND, SUBTRACT -> throw new KafkaRefusal((c.operation() == APPEND ? "APPEND" : "SUBTRACT")
-                    + " of config '" + c.name() + "' is not served: SET the whole list");
+                case APPEND, SUBTRACT -> {
+                    // the controller applies them to the value in effect, for list configs only (else INVALID_CONFIG)
+                    op.setKind(c.operation() == APPEND ? AlterConfigsRequest.Op.Kind.APPEND : AlterConfigsRequest.Op.Kind.SUBTRACT);
+                    if (c.value() != null) {
+                        op.setValue(c.value());
+                    }
+                }
                 default -> throw new KafkaRefusal("unknown config operation " + c.operation() + " for '" + c.name() + "'");
             }
             ops.add(op.build());

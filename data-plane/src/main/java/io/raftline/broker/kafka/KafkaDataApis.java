@@ -17,6 +17,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
+import org.apache.kafka.common.message.DescribeProducersResponseData;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.message.ListOffsetsRequestData;
@@ -28,9 +30,9 @@ import org.apache.kafka.common.protocol.Errors;
 import org.apache.kafka.common.record.internal.MemoryRecords;
 
 /**
- * Produce, Fetch and ListOffsets of the Kafka listener, over the replica manager the gRPC listener uses. Record
- * batches pass through as the same bytes: Raftline stores Kafka's record batch v2, so a produced batch is appended as
- * it arrived and a fetch answers with the stored bytes.
+ * Produce, Fetch, ListOffsets and DescribeProducers of the Kafka listener, over the replica manager the gRPC listener
+ * uses. Record batches pass through as the same bytes: Raftline stores Kafka's record batch v2, so a produced batch is
+ * appended as it arrived and a fetch answers with the stored bytes.
  */
 public final class KafkaDataApis {
 
@@ -268,5 +270,38 @@ public final class KafkaDataApis {
             out.topics().addAll(topics.values());
             return out;
         });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // DescribeProducers: each partition's idempotent producers, from its leader's producer state
+
+    CompletableFuture<ApiMessage> describeProducers(KafkaRequest request) {
+        DescribeProducersRequestData req = (DescribeProducersRequestData) request.body().data();
+        DescribeProducersResponseData out = new DescribeProducersResponseData();
+        for (DescribeProducersRequestData.TopicRequest t : req.topics()) {
+            DescribeProducersResponseData.TopicResponse topic = new DescribeProducersResponseData.TopicResponse().setName(t.name());
+            for (int index : t.partitionIndexes()) {
+                topic.partitions().add(producersOf(new TopicPartition(t.name(), index)));
+            }
+            out.topics().add(topic);
+        }
+        return CompletableFuture.completedFuture(out);
+    }
+
+    private DescribeProducersResponseData.PartitionResponse producersOf(TopicPartition tp) {
+        DescribeProducersResponseData.PartitionResponse out = new DescribeProducersResponseData.PartitionResponse()
+            .setPartitionIndex(tp.partition());
+        Partition partition = replicaManager.partition(tp).filter(Partition::isLeader).orElse(null);
+        if (partition == null) {
+            ReplicaManager.ProduceResult notHere = replicaManager.notHere(tp);
+            return out.setErrorCode(KafkaErrors.code(notHere.error())).setErrorMessage(notHere.message());
+        }
+        // no transactions: no coordinator epoch, no open transaction
+        for (var p : partition.activeProducers()) {
+            out.activeProducers().add(new DescribeProducersResponseData.ProducerState().setProducerId(p.producerId())
+                .setProducerEpoch(p.epoch()).setLastSequence(p.lastSequence()).setLastTimestamp(p.lastTimestamp())
+                .setCoordinatorEpoch(-1).setCurrentTxnStartOffset(-1));
+        }
+        return out;
     }
 }

@@ -77,6 +77,7 @@ public final class KafkaErrors {
         TABLE.put(ErrorCode.SASL_AUTHENTICATION_FAILED, Errors.SASL_AUTHENTICATION_FAILED);
         TABLE.put(ErrorCode.UNSUPPORTED_SASL_MECHANISM, Errors.UNSUPPORTED_SASL_MECHANISM);
         TABLE.put(ErrorCode.RESOURCE_NOT_FOUND, Errors.RESOURCE_NOT_FOUND);
+        TABLE.put(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, Errors.GROUP_SUBSCRIBED_TO_TOPIC);
     }
 
     private KafkaErrors() {

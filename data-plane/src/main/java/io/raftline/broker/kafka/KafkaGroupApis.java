@@ -19,6 +19,8 @@ import io.raftline.protocol.group.ListGroupsRequest;
 import io.raftline.protocol.group.ListGroupsResponse;
 import io.raftline.protocol.group.OffsetCommitRequest;
 import io.raftline.protocol.group.OffsetCommitResponse;
+import io.raftline.protocol.group.OffsetDeleteRequest;
+import io.raftline.protocol.group.OffsetDeleteResponse;
 import io.raftline.protocol.group.OffsetFetchRequest;
 import io.raftline.protocol.group.OffsetFetchResponse;
 import io.raftline.protocol.group.SyncGroupRequest;
@@ -42,6 +44,8 @@ import org.apache.kafka.common.message.ListGroupsRequestData;
 import org.apache.kafka.common.message.ListGroupsResponseData;
 import org.apache.kafka.common.message.OffsetCommitRequestData;
 import org.apache.kafka.common.message.OffsetCommitResponseData;
+import org.apache.kafka.common.message.OffsetDeleteRequestData;
+import org.apache.kafka.common.message.OffsetDeleteResponseData;
 import org.apache.kafka.common.message.OffsetFetchRequestData;
 import org.apache.kafka.common.message.OffsetFetchResponseData;
 import org.apache.kafka.common.message.SyncGroupRequestData;
@@ -358,5 +362,34 @@ public final class KafkaGroupApis {
                 }
                 return out;
             });
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // OffsetDelete: some of a group's committed offsets (clients send it to the group's coordinator)
+
+    CompletableFuture<ApiMessage> offsetDelete(KafkaRequest request) {
+        OffsetDeleteRequestData req = (OffsetDeleteRequestData) request.body().data();
+        OffsetDeleteRequest.Builder ours = OffsetDeleteRequest.newBuilder().setGroupId(req.groupId());
+        for (OffsetDeleteRequestData.OffsetDeleteRequestTopic t : req.topics()) {
+            OffsetDeleteRequest.Topic.Builder topic = OffsetDeleteRequest.Topic.newBuilder().setName(t.name());
+            t.partitions().forEach(p -> topic.addPartitions(p.partitionIndex()));
+            ours.addTopics(topic);
+        }
+        return coordinator.deleteOffsets(ours.build()).thenApply(r -> {
+            OffsetDeleteResponseData out = new OffsetDeleteResponseData().setErrorCode(KafkaApis.code(r.getError()));
+            if (r.getError().getCode() != ErrorCode.NONE) {
+                return out; // Kafka answers a group-level error without partitions
+            }
+            for (OffsetDeleteResponse.TopicResult t : r.getTopicsList()) {
+                OffsetDeleteResponseData.OffsetDeleteResponseTopic topic =
+                    new OffsetDeleteResponseData.OffsetDeleteResponseTopic().setName(t.getName());
+                for (OffsetDeleteResponse.PartitionResult p : t.getPartitionsList()) {
+                    topic.partitions().add(new OffsetDeleteResponseData.OffsetDeleteResponsePartition()
+                        .setPartitionIndex(p.getPartition()).setErrorCode(KafkaApis.code(p.getError())));
+                }
+                out.topics().add(topic);
+            }
+            return out;
+        });
     }
 }

@@ -59,6 +59,8 @@ final class SupportedApis {
         m.put(ApiKeys.LIST_GROUPS, range(0, 4));
         m.put(ApiKeys.DESCRIBE_GROUPS, range(0, 5));
         m.put(ApiKeys.DELETE_GROUPS, range(0, 3));
+        m.put(ApiKeys.OFFSET_DELETE, range(0, 0));
+        m.put(ApiKeys.DESCRIBE_PRODUCERS, range(0, 0));
         // SaslHandshake v0 (raw tokens after it) is pre-KIP-152: every client this listener serves sends v1
         m.put(ApiKeys.SASL_HANDSHAKE, range(1, 1));
         m.put(ApiKeys.SASL_AUTHENTICATE, range(0, 2));

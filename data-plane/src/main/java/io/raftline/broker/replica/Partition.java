@@ -824,6 +824,16 @@ public final class Partition {
         }
     }
 
+    /**
+     * The idempotent producers this replica knows (for DescribeProducers): a copy taken under the partition lock, which
+     * an append waits for no longer than the copy of one small map takes.
+     */
+    public List<ProducerStateManager.ActiveProducer> activeProducers() {
+        synchronized (lock) {
+            return producerState.activeProducers();
+        }
+    }
+
     /** The idempotent-producer state (read it under no concurrent append: tests and tools). */
     ProducerStateManager producerState() {
         return producerState;

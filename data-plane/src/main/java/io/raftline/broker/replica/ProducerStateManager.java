@@ -190,6 +190,21 @@ public final class ProducerStateManager {
         producers.putAll(loaded);
     }
 
+    /**
+     * A producer this partition knows (Kafka's DescribeProducers): its epoch, the last sequence and max timestamp of
+     * its newest stored batch (-1 for both when none is retained).
+     */
+    public record ActiveProducer(long producerId, short epoch, int lastSequence, long lastTimestamp) {
+    }
+
+    /** Every producer this partition knows, by producer id. */
+    public java.util.List<ActiveProducer> activeProducers() {
+        java.util.List<ActiveProducer> out = new java.util.ArrayList<>(producers.size());
+        new java.util.TreeMap<>(producers).forEach((id, e) -> out.add(new ActiveProducer(id, e.epoch, e.lastSequence(),
+            e.batches.isEmpty() ? -1 : e.batches.peekLast().timestamp())));
+        return out;
+    }
+
     /** The epoch and last sequence of a producer, for tests and tools; empty if unknown. */
     public java.util.Optional<int[]> epochAndLastSequence(long producerId) {
         ProducerEntry e = producers.get(producerId);

@@ -9,13 +9,18 @@ import static io.raftline.broker.group.CoordinatorHarness.leave;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
+import com.google.protobuf.ByteString;
 import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.group.ConsumerProtocolSubscription;
 import io.raftline.protocol.group.DeleteGroupsRequest;
 import io.raftline.protocol.group.DescribeGroupsRequest;
 import io.raftline.protocol.group.DescribeGroupsResponse;
+import io.raftline.protocol.group.JoinGroupRequest;
 import io.raftline.protocol.group.JoinGroupResponse;
 import io.raftline.protocol.group.ListGroupsRequest;
 import io.raftline.protocol.group.OffsetCommitResponse;
+import io.raftline.protocol.group.OffsetDeleteRequest;
+import io.raftline.protocol.group.OffsetDeleteResponse;
 import io.raftline.protocol.group.OffsetFetchRequest;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -260,6 +265,90 @@ class GroupOffsetsTest {
         h.runLoads();
         assertThat(fetch(next, G, "t", 1)).isEqualTo(-1);
         assertThat(describe(next, G).getError().getCode()).isEqualTo(ErrorCode.GROUP_ID_NOT_FOUND);
+    }
+
+    private static OffsetDeleteRequest deleteOffsets(String group, String topic, int... partitions) {
+        OffsetDeleteRequest.Topic.Builder t = OffsetDeleteRequest.Topic.newBuilder().setName(topic);
+        for (int p : partitions) {
+            t.addPartitions(p);
+        }
+        return OffsetDeleteRequest.newBuilder().setGroupId(group).addTopics(t).build();
+    }
+
+    /** Each partition's error as "topic-partition:CODE", in request order. */
+    private static List<String> partitionErrors(OffsetDeleteResponse r) {
+        List<String> out = new java.util.ArrayList<>();
+        r.getTopicsList().forEach(t -> t.getPartitionsList().forEach(p -> out.add(t.getName() + "-" + p.getPartition() + ":"
+            + p.getError().getCode())));
+        return out;
+    }
+
+    /** A member of a consumer group subscribed to {@code topics}, in Raftline's encoding of the subscription. */
+    private static JoinGroupResponse joinSubscribed(CoordinatorHarness h, GroupCoordinator c, String group, String... topics) {
+        byte[] body = ConsumerProtocolSubscription.newBuilder().addAllTopics(List.of(topics)).setGenerationId(-1).build()
+            .toByteArray();
+        byte[] metadata = java.nio.ByteBuffer.allocate(2 + body.length).putShort((short) 0).put(body).array();
+        JoinGroupRequest join = CoordinatorHarness.joinRequest(group, "").toBuilder().clearProtocols()
+            .addProtocols(JoinGroupRequest.Protocol.newBuilder().setName("range").setMetadata(ByteString.copyFrom(metadata)))
+            .build();
+        String id = c.joinGroup(join, "/127.0.0.1").join().getMemberId();
+        CompletableFuture<JoinGroupResponse> joined = c.joinGroup(join.toBuilder().setMemberId(id).build(), "/127.0.0.1");
+        h.advance(h.config.initialRebalanceDelayMs());
+        JoinGroupResponse r = joined.join();
+        assertThat(CoordinatorHarness.sync(c, group, r.getGenerationId(), id, java.util.Map.of(id, "")).join().getError().getCode())
+            .isEqualTo(ErrorCode.NONE);
+        return r;
+    }
+
+    @Test
+    void deletingOffsetsRefusesSubscribedTopicsWhileMembersRemainAndWritesTombstones() {
+        CoordinatorHarness h = new CoordinatorHarness(3000);
+        GroupCoordinator c = h.loadedCoordinator(1, 21);
+        JoinGroupResponse m = joinSubscribed(h, c, G, "read");
+        String a = m.getMemberId();
+        for (String topic : List.of("read", "done")) {
+            for (int p = 0; p < 2; p++) {
+                assertThat(commitError(commit(c, G, m.getGenerationId(), a, topic, p, 10 + p).join())).isEqualTo(ErrorCode.NONE);
+            }
+        }
+        assertThat(c.deleteOffsets(deleteOffsets("unknown", "done", 0)).join().getError().getCode())
+            .isEqualTo(ErrorCode.GROUP_ID_NOT_FOUND);
+        // "read" is subscribed: refused on its own; "done" goes; a partition without an offset is answered NONE
+        OffsetDeleteResponse mixed = c.deleteOffsets(deleteOffsets(G, "read", 0).toBuilder()
+            .addTopics(OffsetDeleteRequest.Topic.newBuilder().setName("done").addPartitions(1).addPartitions(7)).build()).join();
+        assertThat(mixed.getError().getCode()).isEqualTo(ErrorCode.NONE);
+        assertThat(partitionErrors(mixed)).containsExactly("read-0:GROUP_SUBSCRIBED_TO_TOPIC", "done-1:NONE", "done-7:NONE");
+        assertThat(fetch(c, G, "read", 0)).isEqualTo(10);
+        assertThat(fetch(c, G, "done", 0)).isEqualTo(10);
+        assertThat(fetch(c, G, "done", 1)).isEqualTo(-1);
+        List<GroupRecords.Decoded> log = h.topic.records(P);
+        assertThat(log.get(log.size() - 1)).isEqualTo(new GroupRecords.OffsetCommit(G, "done", 1, null));
+
+        // empty: any topic's offsets go
+        assertThat(leave(c, G, a)).isEqualTo(ErrorCode.NONE);
+        assertThat(partitionErrors(c.deleteOffsets(deleteOffsets(G, "read", 0, 1)).join()))
+            .containsExactly("read-0:NONE", "read-1:NONE");
+        // a coordinator loading the log agrees: only done-0 is left
+        GroupCoordinator next = h.newCoordinator(2, 22);
+        next.onBecomeLeader(P, 2);
+        h.runLoads();
+        assertThat(describe(next, G).getOffsetsList()).extracting(o -> o.getTopic() + "-" + o.getPartition() + "@"
+            + o.getCommittedOffset()).containsExactly("done-0@10");
+    }
+
+    @Test
+    void deletingOffsetsOfAGroupWhoseSubscriptionsCannotBeReadIsRefusedWhileItHasMembers() {
+        CoordinatorHarness h = new CoordinatorHarness(3000);
+        GroupCoordinator c = h.loadedCoordinator(1, 23);
+        // the harness's members send metadata that is not a consumer subscription
+        List<JoinGroupResponse> m = GroupCoordinatorTest.stableGroup(h, c, G, 1);
+        String a = m.get(0).getMemberId();
+        assertThat(commitError(commit(c, G, 1, a, "t", 0, 5).join())).isEqualTo(ErrorCode.NONE);
+        assertThat(c.deleteOffsets(deleteOffsets(G, "t", 0)).join().getError().getCode()).isEqualTo(ErrorCode.NON_EMPTY_GROUP);
+        assertThat(fetch(c, G, "t", 0)).isEqualTo(5);
+        assertThat(leave(c, G, a)).isEqualTo(ErrorCode.NONE);
+        assertThat(c.deleteOffsets(deleteOffsets(G, "t", 0)).join().getError().getCode()).isEqualTo(ErrorCode.NONE);
+        assertThat(fetch(c, G, "t", 0)).isEqualTo(-1);
     }
 
     @Test

@@ -38,11 +38,22 @@ class KafkaConfigOpsTest {
             .containsExactly("BROKER/ log.retention.ms=5");
     }
 
+    @Test
+    void appendAndSubtractGoToTheControllerAsListOperations() throws Exception {
+        List<AlterConfigsRequest.Op> ops = KafkaConfigOps.incremental(KafkaConfigOps.TOPIC, "orders", List.of(
+            new KafkaConfigOps.Change("cleanup.policy", KafkaConfigOps.APPEND, "compact"),
+            new KafkaConfigOps.Change("leader.replication.throttled.replicas", KafkaConfigOps.SUBTRACT, "0:1,0:2")));
+        assertThat(ops).extracting(AlterConfigsRequest.Op::getKind)
+            .containsExactly(AlterConfigsRequest.Op.Kind.APPEND, AlterConfigsRequest.Op.Kind.SUBTRACT);
+        assertThat(show(ops)).containsExactly("TOPIC/orders cleanup.policy=compact",
+            "TOPIC/orders leader.replication.throttled.replicas=0:1,0:2");
+        assertThat(KafkaConfigOps.incremental(KafkaConfigOps.TOPIC, "orders", List.of(set("retention.ms", "1"))).get(0).getKind())
+            .isEqualTo(AlterConfigsRequest.Op.Kind.SET);
+    }
+
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         // type | op | value | refusal
-        "2 | 2 | a | APPEND of config 'x' is not served: SET the whole list",
-        "2 | 3 | a | SUBTRACT of config 'x' is not served: SET the whole list",
         "2 | 9 | a | unknown config operation 9 for 'x'",
         "2 | 0 |   | SET of config 'x' has no value",
         "1 | 0 | a | config resource type 1 is not served: only topics (2) and brokers (4)",
@@ -91,6 +102,8 @@ class KafkaConfigOpsTest {
             assertThat(r[1]).as(key + " max").isLessThanOrEqualTo(key.latestVersion(false)).isGreaterThanOrEqualTo(r[0]);
         });
         assertThat(SupportedApis.supports(ApiKeys.OFFSET_FOR_LEADER_EPOCH, (short) 3)).isTrue();
-        assertThat(SupportedApis.supports(ApiKeys.OFFSET_DELETE, (short) 0)).isFalse();
+        assertThat(SupportedApis.supports(ApiKeys.OFFSET_DELETE, (short) 0)).isTrue();
+        assertThat(SupportedApis.supports(ApiKeys.DESCRIBE_PRODUCERS, (short) 0)).isTrue();
+        assertThat(SupportedApis.supports(ApiKeys.END_TXN, (short) 0)).isFalse();
     }
 }

@@ -4,6 +4,7 @@ import io.raftline.common.Uuid;
 import io.raftline.common.config.ClientQuotaConfig;
 import io.raftline.common.config.ReplicationThrottleConfig;
 import io.raftline.common.config.TopicConfig;
+import io.raftline.metadata.image.ConfigResource;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.metadata.image.TopicImage;
 import io.raftline.protocol.Error;
@@ -259,7 +260,18 @@ final class TopicControl {
         List<MetadataRecord> records = new ArrayList<>();
         for (AlterConfigsRequest.Op op : request.getOpsList()) {
             String value = op.hasValue() ? op.getValue() : null;
-            String why = checkOp(image, op, value);
+            String why = checkOp(image, op, op.getKind() == AlterConfigsRequest.Op.Kind.SET ? value : null);
+            if (why == null && op.getKind() != AlterConfigsRequest.Op.Kind.SET) {
+                // APPEND or SUBTRACT: the resource exists and knows the name; the new list is then checked as a SET
+                if (!ListConfigs.isList(op.getResourceType(), op.getName())) {
+                    why = "cannot " + op.getKind() + " config '" + op.getName() + "': it is not a list";
+                } else if (value == null) {
+                    why = op.getKind() + " of config '" + op.getName() + "' has no value";
+                } else {
+                    value = ListConfigs.apply(currentValue(image, op), op.getKind(), value);
+                    why = checkOp(image, op, value);
+                }
+            }
             if (why != null) {
                 ErrorCode code = why.startsWith("unknown topic '") ? ErrorCode.UNKNOWN_TOPIC_OR_PARTITION : ErrorCode.INVALID_CONFIG;
                 return ControllerResult.answer(AlterConfigsResponse.newBuilder().setError(Errors.of(code, why)).build());
@@ -268,6 +280,28 @@ final class TopicControl {
         }
         return ControllerResult.of(request.getValidateOnly() ? List.of() : records,
             AlterConfigsResponse.newBuilder().setError(Errors.NONE).build());
+    }
+
+    /**
+     * The value an APPEND or SUBTRACT starts from: the resource's own, else the one it inherits (a topic: the
+     * cluster-wide broker default, then the static default; a broker: the cluster-wide default, then the static
+     * default of the topic config it sets). Null when there is none (an empty list).
+     */
+    private String currentValue(MetadataImage image, AlterConfigsRequest.Op op) {
+        String own = image.configs(new ConfigResource(op.getResourceType(), op.getResourceName())).get(op.getName());
+        if (own != null) {
+            return own;
+        }
+        if (op.getResourceType() == ConfigResourceType.TOPIC) {
+            return TopicConfigs.effective(image, config, op.getResourceName(), op.getName());
+        }
+        if (!op.getResourceName().isEmpty()) {
+            String clusterDefault = image.configs(ConfigResource.broker("")).get(op.getName());
+            if (clusterDefault != null) {
+                return clusterDefault;
+            }
+        }
+        return TopicConfigs.topicNameOfBrokerKey(op.getName()).map(t -> config.topicConfigDefaults().get(t)).orElse(null);
     }
 
     /** {@code name} is a registered broker's id as that broker looks its configs up: "3", not "03", "\u0663" or 2^40. */

@@ -320,6 +320,60 @@ class ControllerTest {
             .doesNotContainKey("leader.replication.throttled.replicas");
     }
 
+    private static AlterConfigsRequest.Op listOp(ConfigResourceType type, String resource, String name,
+                                                 AlterConfigsRequest.Op.Kind kind, String value) {
+        return op(type, resource, name, value).toBuilder().setKind(kind).build();
+    }
+
+    /** APPEND and SUBTRACT start from the value in effect, change list configs only, and a request is all or none. */
+    @Test
+    void appendAndSubtractChangeListConfigsFromTheirCurrentValue() {
+        ControllerTestContext ctx = new ControllerTestContext(ControllerConfig.builder().build(), 1);
+        ctx.startBrokers(1);
+        ctx.createTopic("t", 1, 1, Map.of());
+        var append = AlterConfigsRequest.Op.Kind.APPEND;
+        var subtract = AlterConfigsRequest.Op.Kind.SUBTRACT;
+        // from the static default (delete) and from nothing
+        AlterConfigsResponse r = ctx.run(ctx.controller.alterConfigs(ctx.image, AlterConfigsRequest.newBuilder()
+            .addOps(listOp(ConfigResourceType.TOPIC, "t", "cleanup.policy", append, "compact"))
+            .addOps(listOp(ConfigResourceType.TOPIC, "t", "follower.replication.throttled.replicas", append, "0:1")).build()));
+        assertThat(r.getError().getCode()).as(r.getError().getMessage()).isEqualTo(ErrorCode.NONE);
+        assertThat(ctx.image.configs(io.raftline.metadata.image.ConfigResource.topic("t")))
+            .containsEntry("cleanup.policy", "delete,compact").containsEntry("follower.replication.throttled.replicas", "0:1");
+        // a broker list: from the cluster-wide default, which broker 1 then inherits
+        ctx.run(ctx.controller.alterConfigs(ctx.image, AlterConfigsRequest.newBuilder()
+            .addOps(listOp(ConfigResourceType.BROKER, "", "log.cleanup.policy", append, "compact")).build()));
+        ctx.run(ctx.controller.alterConfigs(ctx.image, AlterConfigsRequest.newBuilder()
+            .addOps(listOp(ConfigResourceType.BROKER, "1", "log.cleanup.policy", subtract, "delete")).build()));
+        assertThat(ctx.image.configs(io.raftline.metadata.image.ConfigResource.broker(""))).containsEntry("log.cleanup.policy",
+            "delete,compact");
+        assertThat(ctx.image.configs(io.raftline.metadata.image.ConfigResource.broker("1"))).containsEntry("log.cleanup.policy",
+            "compact");
+
+        Object[][] refused = {
+            {listOp(ConfigResourceType.TOPIC, "t", "retention.ms", append, "5"), ErrorCode.INVALID_CONFIG, "not a list"},
+            {listOp(ConfigResourceType.BROKER, "", "log.retention.ms", subtract, "5"), ErrorCode.INVALID_CONFIG, "not a list"},
+            {listOp(ConfigResourceType.BROKER, "1", "follower.replication.throttled.rate", append, "5"), ErrorCode.INVALID_CONFIG,
+                "not a list"},
+            {listOp(ConfigResourceType.TOPIC, "t", "cleanup.policy", subtract, "delete,compact"), ErrorCode.INVALID_CONFIG,
+                "cleanup.policy"},
+            {listOp(ConfigResourceType.TOPIC, "t", "cleanup.policy", append, "shred"), ErrorCode.INVALID_CONFIG, "shred"},
+            {listOp(ConfigResourceType.TOPIC, "t", "cleanup.policy", append, null), ErrorCode.INVALID_CONFIG, "no value"},
+            {listOp(ConfigResourceType.TOPIC, "missing", "cleanup.policy", append, "compact"),
+                ErrorCode.UNKNOWN_TOPIC_OR_PARTITION, "missing"},
+        };
+        for (Object[] row : refused) {
+            // each beside a good op, which is not applied either
+            AlterConfigsResponse bad = ctx.run(ctx.controller.alterConfigs(ctx.image, AlterConfigsRequest.newBuilder()
+                .addOps(listOp(ConfigResourceType.TOPIC, "t", "follower.replication.throttled.replicas", append, "0:2"))
+                .addOps((AlterConfigsRequest.Op) row[0]).build()));
+            assertThat(bad.getError().getCode()).as(row[0].toString()).isEqualTo(row[1]);
+            assertThat(bad.getError().getMessage()).contains((String) row[2]);
+        }
+        assertThat(ctx.image.configs(io.raftline.metadata.image.ConfigResource.topic("t")))
+            .containsEntry("cleanup.policy", "delete,compact").containsEntry("follower.replication.throttled.replicas", "0:1");
+    }
+
     @Test
     void offsetsTopicIsCreatedOnRequestWithTheClusterShape() {
         ControllerTestContext ctx = new ControllerTestContext(ControllerConfig.builder().offsetsTopicNumPartitions(10)

@@ -20,12 +20,14 @@ import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AlterConfigOp;
 import org.apache.kafka.clients.admin.AlterConfigsOptions;
 import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.clients.admin.DeleteConsumerGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.CreatePartitionsOptions;
 import org.apache.kafka.clients.admin.LogDirDescription;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.admin.ProducerState;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -39,13 +41,14 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.ElectionNotNeededException;
 import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.errors.GroupNotEmptyException;
+import org.apache.kafka.common.errors.GroupSubscribedToTopicException;
 import org.apache.kafka.common.errors.InvalidConfigurationException;
 import org.apache.kafka.common.errors.InvalidPartitionsException;
 import org.apache.kafka.common.errors.InvalidReplicaAssignmentException;
-import org.apache.kafka.common.errors.InvalidRequestException;
 import org.apache.kafka.common.errors.OffsetOutOfRangeException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.message.DeleteRecordsRequestData;
+import org.apache.kafka.common.message.DescribeProducersRequestData;
 import org.apache.kafka.common.message.IncrementalAlterConfigsRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochRequestData;
 import org.apache.kafka.common.message.OffsetForLeaderEpochResponseData;
@@ -54,6 +57,8 @@ import org.apache.kafka.common.requests.AlterConfigsRequest;
 import org.apache.kafka.common.requests.AlterConfigsResponse;
 import org.apache.kafka.common.requests.DeleteRecordsRequest;
 import org.apache.kafka.common.requests.DeleteRecordsResponse;
+import org.apache.kafka.common.requests.DescribeProducersRequest;
+import org.apache.kafka.common.requests.DescribeProducersResponse;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsRequest;
 import org.apache.kafka.common.requests.IncrementalAlterConfigsResponse;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
@@ -69,7 +74,7 @@ import org.junit.jupiter.api.Timeout;
  * kafka-clients 4.4's Admin (and consumer) against the Kafka listeners of one 3-node cluster, for the admin APIs
  * beyond topics: each call is followed by a look at the state it changed (configs read back, also over gRPC; records
  * produced to new partitions; the low watermark and what a consumer reads; groups and their offsets gone; leaders
- * moved), and each API is refused at least once with one clear Kafka error that changes nothing.
+ * moved; producers listed), and each API is refused at least once with one clear Kafka error that changes nothing.
  */
 @Timeout(300)
 class KafkaAdminApisIT {
@@ -187,8 +192,8 @@ class KafkaAdminApisIT {
         assertThat(failure(() -> get(admin.incrementalAlterConfigs(Map.of(topic, List.of(set("retention.ms", "1000"),
             set("max.message.bytes", "-5")))).all()))).isInstanceOf(InvalidConfigurationException.class);
         assertThat(failure(() -> get(admin.incrementalAlterConfigs(Map.of(topic, List.of(new AlterConfigOp(
-            new ConfigEntry("cleanup.policy", "compact"), AlterConfigOp.OpType.APPEND)))).all())))
-            .isInstanceOf(InvalidRequestException.class).hasMessageContaining("APPEND");
+            new ConfigEntry("retention.ms", "5"), AlterConfigOp.OpType.APPEND)))).all())))
+            .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("APPEND");
         ConfigResource missing = new ConfigResource(ConfigResource.Type.TOPIC, "no-such-topic");
         assertThat(failure(() -> get(admin.incrementalAlterConfigs(Map.of(missing, List.of(set("retention.ms", "1")))).all())))
             .isInstanceOf(UnknownTopicOrPartitionException.class);
@@ -244,6 +249,69 @@ class KafkaAdminApisIT {
             ConfigEntry e = describe(broker).get("log.retention.ms"); // listed only where set: dynamically or in the file
             return e == null || e.source() == ConfigEntry.ConfigSource.STATIC_BROKER_CONFIG;
         }, "log.retention.ms no longer set dynamically");
+    }
+
+    private static AlterConfigOp op(String name, String value, AlterConfigOp.OpType type) {
+        return new AlterConfigOp(new ConfigEntry(name, value), type);
+    }
+
+    /** A config as the Raftline SDK reads it over gRPC (from whichever broker it asks). */
+    private static String overGrpc(io.raftline.client.admin.ConfigResource.Type type, String name, String key) throws Exception {
+        io.raftline.client.admin.ConfigResource ours = new io.raftline.client.admin.ConfigResource(type, name);
+        return cluster.admin().describeConfigs(List.of(ours)).all().get(30, TimeUnit.SECONDS).get(ours).entries().stream()
+            .filter(e -> e.name().equals(key)).map(io.raftline.client.admin.ConfigEntry::value).findFirst().orElse(null);
+    }
+
+    @Test
+    void incrementalAlterConfigsAppendsToAndSubtractsFromListConfigs() throws Exception {
+        createTopic("cfg-lists", 1);
+        ConfigResource topic = new ConfigResource(ConfigResource.Type.TOPIC, "cfg-lists");
+        // APPEND to the default (delete), and to a list not set yet; a value already there is not added twice
+        get(admin.incrementalAlterConfigs(Map.of(topic, List.of(op("cleanup.policy", "compact", AlterConfigOp.OpType.APPEND),
+            op("leader.replication.throttled.replicas", "0:1,0:2", AlterConfigOp.OpType.APPEND)))).all());
+        awaitConfig(topic, "cleanup.policy", "delete,compact", ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        get(admin.incrementalAlterConfigs(Map.of(topic, List.of(
+            op("leader.replication.throttled.replicas", "0:2,0:3", AlterConfigOp.OpType.APPEND)))).all());
+        awaitConfig(topic, "leader.replication.throttled.replicas", "0:1,0:2,0:3", ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        eventually(() -> "delete,compact".equals(overGrpc(io.raftline.client.admin.ConfigResource.Type.TOPIC, "cfg-lists",
+            "cleanup.policy")), "cleanup.policy=delete,compact over gRPC");
+
+        // SUBTRACT what is there; a value that is not there is ignored
+        get(admin.incrementalAlterConfigs(Map.of(topic, List.of(op("cleanup.policy", "delete", AlterConfigOp.OpType.SUBTRACT),
+            op("leader.replication.throttled.replicas", "0:1,0:9", AlterConfigOp.OpType.SUBTRACT)))).all());
+        awaitConfig(topic, "cleanup.policy", "compact", ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        awaitConfig(topic, "leader.replication.throttled.replicas", "0:2,0:3", ConfigEntry.ConfigSource.DYNAMIC_TOPIC_CONFIG);
+        eventually(() -> "0:2,0:3".equals(overGrpc(io.raftline.client.admin.ConfigResource.Type.TOPIC, "cfg-lists",
+            "leader.replication.throttled.replicas")), "the throttled replicas over gRPC");
+
+        // refusals change nothing: APPEND to a config that is not a list (beside a good APPEND), a SUBTRACT that
+        // leaves cleanup.policy empty
+        assertThat(failure(() -> get(admin.incrementalAlterConfigs(Map.of(topic, List.of(
+            op("cleanup.policy", "delete", AlterConfigOp.OpType.APPEND),
+            op("max.message.bytes", "5", AlterConfigOp.OpType.APPEND)))).all())))
+            .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("max.message.bytes");
+        assertThat(failure(() -> get(admin.incrementalAlterConfigs(Map.of(topic, List.of(
+            op("cleanup.policy", "compact", AlterConfigOp.OpType.SUBTRACT)))).all())))
+            .isInstanceOf(InvalidConfigurationException.class);
+        Config now = describe(topic);
+        assertThat(now.get("cleanup.policy").value()).isEqualTo("compact");
+        assertThat(now.get("leader.replication.throttled.replicas").value()).isEqualTo("0:2,0:3");
+
+        // a broker's list config: APPEND to the cluster-wide default, then SUBTRACT back
+        ConfigResource clusterDefault = new ConfigResource(ConfigResource.Type.BROKER, "");
+        get(admin.incrementalAlterConfigs(Map.of(clusterDefault, List.of(
+            op("log.cleanup.policy", "compact", AlterConfigOp.OpType.APPEND)))).all());
+        awaitConfig(new ConfigResource(ConfigResource.Type.BROKER, "1"), "log.cleanup.policy", "delete,compact",
+            ConfigEntry.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG);
+        assertThat(failure(() -> get(admin.incrementalAlterConfigs(Map.of(clusterDefault, List.of(
+            op("log.retention.ms", "5", AlterConfigOp.OpType.SUBTRACT)))).all())))
+            .isInstanceOf(InvalidConfigurationException.class).hasMessageContaining("log.retention.ms");
+        get(admin.incrementalAlterConfigs(Map.of(clusterDefault, List.of(
+            op("log.cleanup.policy", "compact", AlterConfigOp.OpType.SUBTRACT)))).all());
+        awaitConfig(new ConfigResource(ConfigResource.Type.BROKER, "1"), "log.cleanup.policy", "delete",
+            ConfigEntry.ConfigSource.DYNAMIC_DEFAULT_BROKER_CONFIG);
+        get(admin.incrementalAlterConfigs(Map.of(clusterDefault, List.of(
+            op("log.cleanup.policy", null, AlterConfigOp.OpType.DELETE)))).all());
     }
 
     /** The legacy AlterConfigs (Admin 4.x no longer sends it; librdkafka's alter_configs does): the set is replaced. */
@@ -360,6 +428,125 @@ class KafkaAdminApisIT {
         assertThat(cluster.admin().listConsumerGroups().get(30, TimeUnit.SECONDS)).noneMatch(g -> g.groupId().equals("doomed"));
         assertThat(failure(() -> get(admin.deleteConsumerGroups(List.of("doomed")).all())))
             .isInstanceOf(GroupIdNotFoundException.class);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // OffsetDelete
+
+    private static Map<TopicPartition, Long> committed(String group) throws Exception {
+        Map<TopicPartition, Long> out = new HashMap<>();
+        get(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()).forEach((tp, o) -> out.put(tp, o.offset()));
+        return out;
+    }
+
+    @Test
+    void deleteConsumerGroupOffsetsDeletesUnsubscribedTopicsOffsetsDurablyAndRefusesSubscribedOnes() throws Exception {
+        createTopic("od-read", 2);
+        createTopic("od-done", 2);
+        String group = "od-group";
+        TopicPartition read0 = new TopicPartition("od-read", 0);
+        TopicPartition read1 = new TopicPartition("od-read", 1);
+        TopicPartition done0 = new TopicPartition("od-done", 0);
+        TopicPartition done1 = new TopicPartition("od-done", 1);
+        try (KafkaConsumer<String, String> consumer = consumer(group)) {
+            consumer.subscribe(List.of("od-read"));
+            TestCluster.await(() -> {
+                consumer.poll(Duration.ofMillis(200));
+                return consumer.assignment().size() == 2;
+            }, AdminCalls.WAIT, "the consumer holds od-read's partitions");
+            consumer.commitSync(Map.of(read0, new OffsetAndMetadata(3), read1, new OffsetAndMetadata(4),
+                done0, new OffsetAndMetadata(5), done1, new OffsetAndMetadata(6)));
+
+            // the group is active and subscribed to od-read: refused, nothing deleted
+            assertThat(failure(() -> get(admin.deleteConsumerGroupOffsets(group, Set.of(read0)).all())))
+                .isInstanceOf(GroupSubscribedToTopicException.class);
+            assertThat(committed(group)).isEqualTo(Map.of(read0, 3L, read1, 4L, done0, 5L, done1, 6L));
+            // a topic it does not read: deleted while it is active; one request with both: each partition on its own
+            get(admin.deleteConsumerGroupOffsets(group, Set.of(done0)).all());
+            DeleteConsumerGroupOffsetsResult mixed = admin.deleteConsumerGroupOffsets(group, Set.of(read1, done1));
+            assertThat(failure(() -> get(mixed.partitionResult(read1)))).isInstanceOf(GroupSubscribedToTopicException.class);
+            get(mixed.partitionResult(done1));
+            assertThat(committed(group)).isEqualTo(Map.of(read0, 3L, read1, 4L));
+        }
+        // empty now: any topic's offsets may go
+        get(admin.deleteConsumerGroupOffsets(group, Set.of(read0)).all());
+        assertThat(committed(group)).isEqualTo(Map.of(read1, 4L));
+        assertThat(failure(() -> get(admin.deleteConsumerGroupOffsets("no-such-group", Set.of(read0)).all())))
+            .isInstanceOf(GroupIdNotFoundException.class);
+
+        // durable: the coordinator stops, the next one reads the group from __consumer_offsets without the deleted ones
+        int coordinatorId = get(admin.describeConsumerGroups(List.of(group)).all()).get(group).coordinator().id();
+        TestNode coordinator = cluster.node(coordinatorId);
+        coordinator.stop(Duration.ofSeconds(30));
+        try {
+            eventually(() -> get(admin.describeConsumerGroups(List.of(group)).all()).get(group).coordinator().id() != coordinatorId,
+                "another coordinator");
+            eventually(() -> committed(group).equals(Map.of(read1, 4L)), "only od-read-1's offset, from the new coordinator");
+            com.fasterxml.jackson.databind.JsonNode described = new io.raftline.tests.cluster.Cli(cluster.bootstrap())
+                .json("groups", "describe", "--group", group);
+            assertThat(described.get("offsets")).hasSize(1);
+            assertThat(described.get("offsets").get(0).get("topic").asText()).isEqualTo("od-read");
+            assertThat(described.get("offsets").get(0).get("partition").asInt()).isEqualTo(1);
+            assertThat(described.get("offsets").get(0).get("committed").asLong()).isEqualTo(4);
+        } finally {
+            coordinator.start(); // the other tests share this cluster: wait until it is back among the live brokers
+            eventually(() -> get(admin.describeCluster().nodes()).size() == 3, "broker " + coordinatorId + " back");
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // DescribeProducers
+
+    private static KafkaProducer<String, String> idempotentProducer() {
+        Properties p = new Properties();
+        p.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        p.setProperty("acks", "all");
+        p.setProperty("enable.idempotence", "true");
+        return new KafkaProducer<>(p, new StringSerializer(), new StringSerializer());
+    }
+
+    @Test
+    void describeProducersShowsEachIdempotentProducersLastSequenceFromTheLeader() throws Exception {
+        createTopic("producers", 2);
+        TopicPartition tp = new TopicPartition("producers", 1);
+        long before = io.raftline.common.SystemTime.INSTANCE.milliseconds();
+        try (KafkaProducer<String, String> first = idempotentProducer(); KafkaProducer<String, String> second = idempotentProducer()) {
+            for (int i = 0; i < 7; i++) {
+                first.send(new ProducerRecord<>("producers", 1, "k" + i, "a" + i)).get(30, TimeUnit.SECONDS);
+            }
+            for (int i = 0; i < 3; i++) {
+                second.send(new ProducerRecord<>("producers", 1, "k" + i, "b" + i)).get(30, TimeUnit.SECONDS);
+            }
+        }
+        long after = io.raftline.common.SystemTime.INSTANCE.milliseconds();
+        List<ProducerState> active = get(admin.describeProducers(List.of(tp)).partitionResult(tp)).activeProducers();
+        // two producers: 7 records (sequences 0-6) and 3 (0-2), each with its own id, epoch 0, no transaction
+        assertThat(active).hasSize(2);
+        assertThat(active).extracting(ProducerState::lastSequence).containsExactlyInAnyOrder(6, 2);
+        assertThat(active).extracting(ProducerState::producerId).doesNotHaveDuplicates().allMatch(id -> id >= 0);
+        assertThat(active).allSatisfy(s -> {
+            assertThat(s.producerEpoch()).isZero();
+            assertThat(s.lastTimestamp()).isBetween(before, after);
+            assertThat(s.coordinatorEpoch()).isEmpty();
+            assertThat(s.currentTransactionStartOffset()).isEmpty();
+        });
+        // the other partition had none
+        TopicPartition other = new TopicPartition("producers", 0);
+        assertThat(get(admin.describeProducers(List.of(other)).partitionResult(other)).activeProducers()).isEmpty();
+
+        // straight to brokers: a follower answers NOT_LEADER_OR_FOLLOWER, an unknown partition UNKNOWN_TOPIC_OR_PARTITION
+        int leaderId = described("producers").partitions().get(1).leader().id();
+        TestNode follower = cluster.nodes().stream().filter(n -> n.id() != leaderId).findFirst().orElseThrow();
+        DescribeProducersRequestData asked = new DescribeProducersRequestData();
+        asked.topics().add(new DescribeProducersRequestData.TopicRequest().setName("producers").setPartitionIndexes(List.of(1, 5)));
+        asked.topics().add(new DescribeProducersRequestData.TopicRequest().setName("no-such-topic").setPartitionIndexes(List.of(0)));
+        DescribeProducersResponse fromFollower = (DescribeProducersResponse) KafkaWire.send(follower.kafkaPort(),
+            new DescribeProducersRequest.Builder(asked).build((short) 0));
+        Map<String, Map<Integer, Errors>> errors = new HashMap<>();
+        fromFollower.data().topics().forEach(t -> t.partitions().forEach(p -> errors.computeIfAbsent(t.name(), k -> new HashMap<>())
+            .put(p.partitionIndex(), Errors.forCode(p.errorCode()))));
+        assertThat(errors).isEqualTo(Map.of("producers", Map.of(1, Errors.NOT_LEADER_OR_FOLLOWER, 5, Errors.UNKNOWN_TOPIC_OR_PARTITION),
+            "no-such-topic", Map.of(0, Errors.UNKNOWN_TOPIC_OR_PARTITION)));
     }
 
     // ---------------------------------------------------------------------------------------------------------

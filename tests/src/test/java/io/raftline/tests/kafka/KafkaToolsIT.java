@@ -33,9 +33,11 @@ import org.junit.jupiter.api.Timeout;
 /**
  * Apache Kafka's own command-line tools (org.apache.kafka:kafka-tools 4.4.0, run as real processes with
  * {@code java -cp}) against the Kafka listeners of one 3-node cluster: TopicCommand creates, describes and grows a
- * topic, ConfigCommand changes and describes its configs, ConsumerGroupCommand describes a group, resets its offsets
- * and deletes it; ConsoleProducer and ConsoleConsumer carry keyed records; VerifiableProducer's acknowledged records
- * are all among what VerifiableConsumer reads in a group; ProducerPerformance and ConsumerPerformance run; each change is then read back with kafka-clients' Admin or the Raftline SDK. The tools' jars come
+ * topic, ConfigCommand changes and describes its configs, ConsumerGroupCommand describes a group, resets its offsets,
+ * deletes some of them and deletes the group, TransactionsCommand lists a partition's producers, ConsoleProducer and
+ * ConsoleConsumer carry keyed records, every record VerifiableProducer saw acknowledged is among those
+ * VerifiableConsumer reads in a group, ProducerPerformance and ConsumerPerformance run; each change is then read back
+ * with kafka-clients' Admin or the Raftline SDK. The tools' jars come
  * from tests/kafka-bench (Maven Central, cached in ~/.cache/raftline-bench), fetched here when missing.
  */
 @Timeout(300)
@@ -151,6 +153,76 @@ class KafkaToolsIT {
         ok(configs("--entity-type", "topics", "--entity-name", TOPIC, "--alter", "--delete-config", "retention.ms"));
         eventually(() -> !configs("--entity-type", "topics", "--entity-name", TOPIC, "--describe").output()
             .contains("retention.ms=4242000"), "retention.ms no longer set on the topic");
+    }
+
+    private static Map<TopicPartition, Long> committed(String group) throws Exception {
+        Map<TopicPartition, Long> out = new java.util.HashMap<>();
+        get(admin.listConsumerGroupOffsets(group).partitionsToOffsetAndMetadata()).forEach((tp, o) -> out.put(tp, o.offset()));
+        return out;
+    }
+
+    @Test
+    void consumerGroupCommandDeletesOffsetsOfATopicTheGroupDoesNotRead() throws Exception {
+        String read = "tools-od-read";
+        String other = "tools-od-other";
+        String group = "tools-od-group";
+        ok(topics("--create", "--topic", read, "--partitions", "1", "--replication-factor", "3"));
+        ok(topics("--create", "--topic", other, "--partitions", "2", "--replication-factor", "3"));
+        eventually(() -> partitionsOverGrpc(other) == 2 && partitionsOverGrpc(read) == 1, "both topics over gRPC");
+        TopicPartition read0 = new TopicPartition(read, 0);
+        TopicPartition other0 = new TopicPartition(other, 0);
+        TopicPartition other1 = new TopicPartition(other, 1);
+        Properties cp = new Properties();
+        cp.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        cp.setProperty("group.id", group);
+        cp.setProperty("enable.auto.commit", "false");
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(cp, new StringDeserializer(), new StringDeserializer())) {
+            consumer.subscribe(List.of(read));
+            TestCluster.await(() -> {
+                consumer.poll(Duration.ofMillis(200));
+                return !consumer.assignment().isEmpty();
+            }, AdminCalls.WAIT, "the consumer holds " + read + "-0");
+            consumer.commitSync(Map.of(read0, new OffsetAndMetadata(2), other0, new OffsetAndMetadata(3),
+                other1, new OffsetAndMetadata(4)));
+
+            Run refused = groups("--delete-offsets", "--group", group, "--topic", read);
+            assertThat(refused.output()).containsIgnoringCase("subscribed");
+            assertThat(committed(group)).isEqualTo(Map.of(read0, 2L, other0, 3L, other1, 4L));
+
+            Run deleted = groups("--delete-offsets", "--group", group, "--topic", other + ":1");
+            ok(deleted);
+            assertThat(deleted.output()).containsPattern(other + "\\s+1\\s+Successful");
+            assertThat(committed(group)).isEqualTo(Map.of(read0, 2L, other0, 3L));
+        }
+        ok(groups("--delete-offsets", "--group", group, "--topic", read));
+        assertThat(committed(group)).isEqualTo(Map.of(other0, 3L));
+        Run described = groups("--describe", "--group", group);
+        assertThat(described.output()).contains(other).doesNotContain(read);
+    }
+
+    @Test
+    void transactionsCommandDescribesAPartitionsProducers() throws Exception {
+        String topic = "tools-producers";
+        ok(topics("--create", "--topic", topic, "--partitions", "1", "--replication-factor", "3"));
+        Properties pp = new Properties();
+        pp.setProperty("bootstrap.servers", cluster.kafkaBootstrap());
+        pp.setProperty("enable.idempotence", "true");
+        pp.setProperty("acks", "all");
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(pp, new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < 5; i++) {
+                producer.send(new ProducerRecord<>(topic, 0, "k" + i, "v" + i)).get(30, TimeUnit.SECONDS);
+            }
+        }
+        TopicPartition tp = new TopicPartition(topic, 0);
+        List<org.apache.kafka.clients.admin.ProducerState> active = get(admin.describeProducers(List.of(tp)).partitionResult(tp))
+            .activeProducers();
+        assertThat(active).hasSize(1);
+        assertThat(active.get(0).lastSequence()).isEqualTo(4);
+        Run described = tool("org.apache.kafka.tools.TransactionsCommand", "describe-producers", "--topic", topic,
+            "--partition", "0");
+        ok(described);
+        assertThat(described.output()).contains("ProducerId").contains("LastSequence")
+            .containsPattern("(?m)^" + active.get(0).producerId() + "\\s+0\\s+\\S+\\s+4\\s");
     }
 
     @Test
