@@ -23,8 +23,9 @@ For throughputs the ratio is raftline/kafka, for latencies and failover times ka
 
 Kafka. On first use `mvn -f tests/kafka-bench/pom.xml package` fetches Kafka 4.4.0's broker, tools and clients from
 Maven Central into the cache ${RAFTLINE_BENCH_CACHE:-~/.cache/raftline-bench}/kafka-4.4.0/libs and builds the two
-helpers of tests/kafka-bench (BenchAdmin, FailoverProbe) there; later runs reuse it (KafkaRebalanceBench reads the
-same libs/). Each node is broker+controller with the stock config/server.properties values, formatted with Kafka's
+helpers of tests/kafka-bench (BenchAdmin, FailoverProbe) there, and Kafka Connect with MirrorMaker 2 into
+connect-libs (tests/kafka-bench/connect, for KafkaConnectIT and MirrorMakerIT); later runs reuse it (KafkaRebalanceBench
+and the ITs that start Kafka's own processes read the same libs/). Each node is broker+controller with the stock config/server.properties values, formatted with Kafka's
 StorageTool and run as `kafka.Kafka` at -Xmx1g -Xms1g with kafka-run-class.sh's G1 flags. The workloads run Kafka's
 own tools: ProducerPerformance, ConsumerPerformance, EndToEndLatency; topics and failover use the helpers.
 
@@ -315,7 +316,7 @@ def fetch():
         if shutil.which(MVN) is None:
             raise StepFailed("mvn not found (set MVN): it is needed once, to fetch Kafka %s from Maven Central" % KAFKA_VERSION)
         log("fetching Kafka %s from Maven Central and building the helpers into %s" % (KAFKA_VERSION, kdir))
-        for sub in ("libs", "build"):
+        for sub in ("libs", "connect-libs", "build"):
             shutil.rmtree(os.path.join(kdir, sub), ignore_errors=True)
         out = os.path.join(kdir, "fetch.log")
         rc = run([MVN, "-B", "-ntp", "-q", "-Dstyle.color=never", "-f", os.path.join(BENCH_POM_DIR, "pom.xml"),
@@ -323,6 +324,11 @@ def fetch():
         jar = os.path.join(kdir, "libs", "kafka_2.13-%s.jar" % KAFKA_VERSION)
         if rc != 0 or not os.path.isfile(jar) or not os.path.isfile(helpers_jar(kdir)):
             raise StepFailed("mvn could not fetch Kafka %s (exit %s):\n%s" % (KAFKA_VERSION, rc, tail(out, 30)))
+        # Kafka Connect and MirrorMaker 2 for KafkaConnectIT and MirrorMakerIT, on their own classpath (see its pom)
+        rc = run([MVN, "-B", "-ntp", "-q", "-Dstyle.color=never", "-f", os.path.join(BENCH_POM_DIR, "connect", "pom.xml"),
+                  "-Dkafka.bench.dir=" + kdir, "package"], out, out, timeout=1800)
+        if rc != 0 or not any(f.startswith("connect-mirror-") for f in os.listdir(os.path.join(kdir, "connect-libs"))):
+            raise StepFailed("mvn could not fetch Kafka Connect (exit %s):\n%s" % (rc, tail(out, 30)))
         with open(os.path.join(kdir, "log4j2-tools.properties"), "w") as f:
             f.write(LOG4J_TOOLS)
         with open(os.path.join(kdir, "log4j2-server.properties"), "w") as f:

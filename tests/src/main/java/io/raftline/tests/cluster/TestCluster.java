@@ -315,7 +315,7 @@ public final class TestCluster implements AutoCloseable {
      * the node is stopped for a restart; one from the ephemeral range can meanwhile become the local port of any
      * outgoing connection, and the restarted node then cannot listen.
      */
-    static int[] freePorts(int count) {
+    public static int[] freePorts(int count) {
         int[] ports = new int[count];
         List<ServerSocket> sockets = new ArrayList<>();
         try {
