@@ -285,7 +285,7 @@ class KafkaToolsIT {
             "--formatter-property", "print.offset=true", "--formatter-property", "key.separator=|");
         ok(consumed);
         for (int i = 0; i < 20; i++) {
-            assertThat(consumed.output()).contains("Offset:" + i + "\tkey-" + i + "|value " + i);
+            assertThat(consumed.output()).contains("Offset:" + i + "|key-" + i + "|value " + i);
         }
         assertThat(consumed.output()).contains("Processed a total of 20 messages");
     }
