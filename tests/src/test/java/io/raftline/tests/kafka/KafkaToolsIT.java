@@ -7,7 +7,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.raftline.tests.cluster.TestCluster;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,12 +37,12 @@ import org.junit.jupiter.api.Timeout;
  * ConsoleConsumer carry keyed records, every record VerifiableProducer saw acknowledged is among those
  * VerifiableConsumer reads in a group, ProducerPerformance and ConsumerPerformance run; each change is then read back
  * with kafka-clients' Admin or the Raftline SDK. The tools' jars come
- * from tests/kafka-bench (Maven Central, cached in ~/.cache/raftline-bench), fetched here when missing.
+ * from tests/kafka-bench (Maven Central, cached in ~/.cache/raftline-bench), fetched when missing as ApacheKafka does.
  */
 @Timeout(300)
 class KafkaToolsIT {
 
-    private static final Path LIBS = Path.of(System.getProperty("user.home"), ".cache", "raftline-bench", "kafka-4.4.0", "libs");
+    private static Path libs;
     private static final String TOPIC = "tools-orders";
 
     private static TestCluster cluster;
@@ -64,18 +63,10 @@ class KafkaToolsIT {
         AdminCalls.close(admin, cluster);
     }
 
-    /** Downloads Kafka 4.4.0's tools with their dependencies through tests/kafka-bench's pom when they are missing. */
+    /** Kafka 4.4.0's tools with their dependencies, fetched into the bench cache when missing (ApacheKafka.home). */
     private static void fetchTools() throws Exception {
-        if (Files.exists(LIBS.resolve("kafka-tools-4.4.0.jar"))) {
-            return;
-        }
-        Path pom = Path.of(System.getProperty("user.dir")).resolve("kafka-bench/pom.xml");
-        Process mvn = new ProcessBuilder("mvn", "-q", "-B", "-f", pom.toString(), "-DskipTests", "package")
-            .redirectErrorStream(true).start();
-        String out = new String(mvn.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(mvn.waitFor(10, TimeUnit.MINUTES)).as("fetching Kafka's tools took over 10 minutes").isTrue();
-        assertThat(mvn.exitValue()).as("fetching Kafka's tools with " + pom + ":\n" + out).isZero();
-        assertThat(LIBS.resolve("kafka-tools-4.4.0.jar")).exists();
+        libs = ApacheKafka.home().resolve("libs");
+        assertThat(libs.resolve("kafka-tools-4.4.0.jar")).exists();
     }
 
     private static Run tool(String mainClass, String... args) throws IOException, InterruptedException {
@@ -85,7 +76,7 @@ class KafkaToolsIT {
     /** Runs a tool with {@code input} on its standard input (closed after it). */
     private static Run toolWithInput(String input, String mainClass, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-            "-Xmx256m", "-cp", LIBS + "/*", mainClass, "--bootstrap-server", cluster.kafkaBootstrap()));
+            "-Xmx256m", "-cp", libs + "/*", mainClass, "--bootstrap-server", cluster.kafkaBootstrap()));
         cmd.addAll(List.of(args));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
         try (java.io.OutputStream stdin = p.getOutputStream()) {
