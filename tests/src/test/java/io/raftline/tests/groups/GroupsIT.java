@@ -232,6 +232,59 @@ class GroupsIT {
         assertThat(committed.values().stream().mapToLong(OffsetAndMetadata::offset).sum()).isEqualTo(90);
     }
 
+    /**
+     * Two members of one group polled in turn on ONE thread, as an application that polls with a short timeout to do
+     * other work does. The second member's JoinGroup is held by the coordinator until the first rejoins, which it can
+     * only do in its own poll: the second member's {@code poll(200 ms)} must return with the join still pending (and
+     * pick it up at its next poll), not wait for the rebalance timeout (max.poll.interval.ms, 60 s here; the test's
+     * timeout is well below it). Then the group converges: both members assigned, every partition held once.
+     */
+    @Test
+    @Timeout(45)
+    void twoMembersPolledInTurnOnOneThreadCompleteTheirRebalance() throws Exception {
+        String topic = "one-thread";
+        String group = "one-thread-g";
+        createTopic(topic, 4);
+        produce(topic, 0, 40);
+        Properties p = new Properties();
+        p.setProperty("bootstrap.servers", cluster.bootstrap());
+        p.setProperty("group.id", group);
+        p.setProperty("session.timeout.ms", "10000");
+        p.setProperty("heartbeat.interval.ms", "500");
+        p.setProperty("max.poll.interval.ms", "60000");
+        p.setProperty("auto.offset.reset", "earliest");
+        p.setProperty("enable.auto.commit", "false");
+        Set<String> seen = new HashSet<>();
+        try (RaftlineConsumer<String, String> first = new RaftlineConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+             RaftlineConsumer<String, String> second = new RaftlineConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+            first.subscribe(List.of(topic));
+            TestCluster.await(() -> {
+                first.poll(Duration.ofMillis(200)).forEach(r -> seen.add(r.value()));
+                return first.assignment().size() == 4;
+            }, Duration.ofSeconds(30), "the first member to own all four partitions");
+            second.subscribe(List.of(topic));
+            TestCluster.await(() -> {
+                second.poll(Duration.ofMillis(200)).forEach(r -> seen.add(r.value()));
+                first.poll(Duration.ofMillis(200)).forEach(r -> seen.add(r.value()));
+                return first.assignment().size() == 2 && second.assignment().size() == 2;
+            }, Duration.ofSeconds(30), "both members to own two partitions each");
+            Set<TopicPartition> held = new HashSet<>(first.assignment());
+            assertThat(second.assignment()).doesNotContainAnyElementsOf(held);
+            held.addAll(second.assignment());
+            assertThat(held).hasSize(4);
+            // Every record once read (eager: the positions restart from the committed offsets, none here, so some
+            // records come twice; none is missing).
+            TestCluster.await(() -> {
+                second.poll(Duration.ofMillis(100)).forEach(r -> seen.add(r.value()));
+                first.poll(Duration.ofMillis(100)).forEach(r -> seen.add(r.value()));
+                return seen.containsAll(expected(0, 40));
+            }, Duration.ofSeconds(20), "every record read");
+            ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).get(group).get(30, TimeUnit.SECONDS);
+            assertThat(d.state()).isEqualTo("Stable");
+            assertThat(d.members()).hasSize(2);
+        }
+    }
+
     private static JsonNode json(Cli.Result r) throws Exception {
         assertThat(r.exitCode()).as(r.toString()).isZero();
         return JSON.readTree(r.out());
