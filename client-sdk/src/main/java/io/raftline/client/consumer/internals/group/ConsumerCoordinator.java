@@ -38,10 +38,8 @@ import java.util.TreeSet;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -101,8 +99,8 @@ public final class ConsumerCoordinator implements AutoCloseable {
     private PendingJoin pendingJoin;
     /** The SyncGroup under way, kept across polls; null when none is. */
     private PendingSync pendingSync;
-    /** Completed by {@link #wakeup}: a poll waiting for a pending answer returns at once. */
-    private CompletableFuture<Void> wakeupSignal = new CompletableFuture<>();
+    /** Set by {@link #wakeup}: a poll waiting for a pending answer returns at once (and clears it). */
+    private boolean wakeupRequested;
 
     /** A JoinGroup sent over {@code channel}, its answer to come. */
     private record PendingJoin(GroupChannel channel, CompletableFuture<JoinGroupResponse> answer) {
@@ -201,12 +199,9 @@ public final class ConsumerCoordinator implements AutoCloseable {
      * Makes a {@link #poll} that waits for a pending JoinGroup or SyncGroup return at once (the request stays pending
      * for the next poll); the consumer's wakeup. Any thread.
      */
-    public void wakeup() {
-        CompletableFuture<Void> w;
-        synchronized (this) {
-            w = wakeupSignal;
-        }
-        w.complete(null);
+    public synchronized void wakeup() {
+        wakeupRequested = true;
+        notifyAll();
     }
 
     /**
@@ -498,26 +493,20 @@ public final class ConsumerCoordinator implements AutoCloseable {
      * @throws RaftlineException the call failed (transport, deadline, cancelled)
      */
     private <T> T awaitAnswer(CompletableFuture<T> answer, long deadline) {
-        CompletableFuture<Void> woken;
         synchronized (this) {
-            woken = wakeupSignal;
-        }
-        long waitMs = deadline - time.milliseconds();
-        if (!answer.isDone() && waitMs > 0 && !woken.isDone()) {
-            try {
-                CompletableFuture.anyOf(answer, woken).get(waitMs, TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.TimeoutException | ExecutionException e) {
-                // Not answered in time, or failed: answer.isDone() tells which.
-            } catch (InterruptedException e) {
-                throw new InterruptException("interrupted while waiting for the group coordinator", e);
-            }
-        }
-        if (woken.isDone()) {
-            synchronized (this) {
-                if (wakeupSignal == woken) {
-                    wakeupSignal = new CompletableFuture<>();
+            // The answer's arrival notifies this monitor (see whenAnswered); so does wakeup().
+            while (!answer.isDone() && !wakeupRequested) {
+                long waitMs = deadline - time.milliseconds();
+                if (waitMs <= 0) {
+                    break;
+                }
+                try {
+                    wait(waitMs);
+                } catch (InterruptedException e) {
+                    throw new InterruptException("interrupted while waiting for the group coordinator", e);
                 }
             }
+            wakeupRequested = false;
         }
         if (!answer.isDone()) {
             return null;
@@ -529,6 +518,16 @@ public final class ConsumerCoordinator implements AutoCloseable {
         } catch (CancellationException e) {
             throw new RaftlineException("the group request was abandoned", e);
         }
+    }
+
+    /** Wakes a poll waiting in {@link #awaitAnswer} when the answer comes (on a gRPC thread). */
+    private <T> CompletableFuture<T> whenAnswered(CompletableFuture<T> answer) {
+        answer.whenComplete((v, e) -> {
+            synchronized (this) {
+                notifyAll();
+            }
+        });
+        return answer;
     }
 
     private synchronized void clearPending(PendingJoin join) {
@@ -614,7 +613,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
         CompletableFuture<JoinGroupResponse> answer = ch.callAsync((s, o) -> s.joinGroup(req, o), "JoinGroup",
             config.maxPollIntervalMs() + JOIN_SLACK_MS);
         synchronized (this) {
-            pendingJoin = new PendingJoin(ch, answer);
+            pendingJoin = new PendingJoin(ch, whenAnswered(answer));
         }
     }
 
@@ -648,7 +647,7 @@ public final class ConsumerCoordinator implements AutoCloseable {
         CompletableFuture<SyncGroupResponse> answer = ch.callAsync((s, o) -> s.syncGroup(req, o), "SyncGroup",
             config.maxPollIntervalMs() + JOIN_SLACK_MS);
         synchronized (this) {
-            pendingSync = new PendingSync(ch, g, groupCounts, answer);
+            pendingSync = new PendingSync(ch, g, groupCounts, whenAnswered(answer));
         }
     }
 
