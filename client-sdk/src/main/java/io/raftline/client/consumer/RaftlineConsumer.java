@@ -712,6 +712,9 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
     public void wakeup() {
         wakeupRequested.set(true);
         fetcher.wakeup();
+        if (group != null) {
+            group.wakeup();
+        }
     }
 
     @Override

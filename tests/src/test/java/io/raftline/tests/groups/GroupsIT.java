@@ -1,6 +1,7 @@
 package io.raftline.tests.groups;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -15,6 +16,7 @@ import io.raftline.client.consumer.ConsumerRebalanceListener;
 import io.raftline.client.consumer.ConsumerRecord;
 import io.raftline.client.consumer.OffsetAndMetadata;
 import io.raftline.client.consumer.RaftlineConsumer;
+import io.raftline.client.errors.WakeupException;
 import io.raftline.client.examples.DeliverySemantics;
 import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
@@ -23,6 +25,7 @@ import io.raftline.tests.cluster.TestCluster;
 import io.raftline.tests.cluster.TestNode;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -30,6 +33,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -230,6 +234,108 @@ class GroupsIT {
         }
         Map<TopicPartition, OffsetAndMetadata> committed = admin.listConsumerGroupOffsets("resume-g").get(30, TimeUnit.SECONDS);
         assertThat(committed.values().stream().mapToLong(OffsetAndMetadata::offset).sum()).isEqualTo(90);
+    }
+
+    /**
+     * Two members of one group polled in turn on ONE thread, as an application that polls with a short timeout to do
+     * other work does. The second member's JoinGroup is held by the coordinator until the first rejoins, which it can
+     * only do in its own poll: the second member's {@code poll(200 ms)} must return with the join still pending (and
+     * pick it up at its next poll), not wait for the rebalance timeout (max.poll.interval.ms, 60 s here; the test's
+     * timeout is well below it). Then the group converges: both members assigned, every partition held once.
+     */
+    @Test
+    @Timeout(45)
+    void twoMembersPolledInTurnOnOneThreadCompleteTheirRebalance() throws Exception {
+        String topic = "one-thread";
+        String group = "one-thread-g";
+        createTopic(topic, 4);
+        produce(topic, 0, 40);
+        Properties p = new Properties();
+        p.setProperty("bootstrap.servers", cluster.bootstrap());
+        p.setProperty("group.id", group);
+        p.setProperty("session.timeout.ms", "10000");
+        p.setProperty("heartbeat.interval.ms", "500");
+        p.setProperty("max.poll.interval.ms", "60000");
+        p.setProperty("auto.offset.reset", "earliest");
+        p.setProperty("enable.auto.commit", "false");
+        Set<String> seen = new HashSet<>();
+        try (RaftlineConsumer<String, String> first = new RaftlineConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+             RaftlineConsumer<String, String> second = new RaftlineConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+            first.subscribe(List.of(topic));
+            TestCluster.await(() -> {
+                first.poll(Duration.ofMillis(200)).forEach(r -> seen.add(r.value()));
+                return first.assignment().size() == 4;
+            }, Duration.ofSeconds(30), "the first member to own all four partitions");
+            second.subscribe(List.of(topic));
+            TestCluster.await(() -> {
+                second.poll(Duration.ofMillis(200)).forEach(r -> seen.add(r.value()));
+                first.poll(Duration.ofMillis(200)).forEach(r -> seen.add(r.value()));
+                return first.assignment().size() == 2 && second.assignment().size() == 2;
+            }, Duration.ofSeconds(30), "both members to own two partitions each");
+            Set<TopicPartition> held = new HashSet<>(first.assignment());
+            assertThat(second.assignment()).doesNotContainAnyElementsOf(held);
+            held.addAll(second.assignment());
+            assertThat(held).hasSize(4);
+            // Every record read at least once (eager, no commits: a partition that moves starts over from
+            // auto.offset.reset, so some records come twice; none is missing).
+            TestCluster.await(() -> {
+                second.poll(Duration.ofMillis(100)).forEach(r -> seen.add(r.value()));
+                first.poll(Duration.ofMillis(100)).forEach(r -> seen.add(r.value()));
+                return seen.containsAll(expected(0, 40));
+            }, Duration.ofSeconds(20), "every record read");
+            ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).get(group).get(30, TimeUnit.SECONDS);
+            assertThat(d.state()).isEqualTo("Stable");
+            assertThat(d.members()).hasSize(2);
+        }
+    }
+
+    /**
+     * The consumer's wakeup() ends a poll that waits for the group coordinator: here the second member's JoinGroup,
+     * which the coordinator holds until the first member rejoins (it is not polled meanwhile). The poll throws
+     * WakeupException well before its own 30 s timeout, and the group still completes the rebalance afterwards.
+     */
+    @Test
+    @Timeout(45)
+    void aWakeupEndsAPollWaitingForTheGroupCoordinator() throws Exception {
+        String topic = "wakeup";
+        String group = "wakeup-g";
+        createTopic(topic, 2);
+        Properties p = new Properties();
+        p.setProperty("bootstrap.servers", cluster.bootstrap());
+        p.setProperty("group.id", group);
+        p.setProperty("session.timeout.ms", "10000");
+        p.setProperty("heartbeat.interval.ms", "500");
+        p.setProperty("max.poll.interval.ms", "60000");
+        p.setProperty("enable.auto.commit", "false");
+        try (RaftlineConsumer<String, String> first = new RaftlineConsumer<>(p, new StringDeserializer(), new StringDeserializer());
+             RaftlineConsumer<String, String> second = new RaftlineConsumer<>(p, new StringDeserializer(), new StringDeserializer())) {
+            first.subscribe(List.of(topic));
+            TestCluster.await(() -> {
+                first.poll(Duration.ofMillis(200));
+                return first.assignment().size() == 2;
+            }, Duration.ofSeconds(30), "the first member to own both partitions");
+            second.subscribe(List.of(topic));
+            CompletableFuture<Void> polling = new CompletableFuture<>();
+            Thread poller = new Thread(() -> {
+                try {
+                    second.poll(Duration.ofSeconds(30));
+                    polling.complete(null);
+                } catch (Throwable t) {
+                    polling.completeExceptionally(t);
+                }
+            }, "wakeup-poller");
+            poller.start();
+            TestCluster.await(() -> Arrays.stream(poller.getStackTrace()).anyMatch(e -> e.getMethodName().equals("awaitAnswer")),
+                Duration.ofSeconds(20), "the second member's poll to wait for the coordinator's answer");
+            second.wakeup();
+            assertThatThrownBy(() -> polling.get(20, TimeUnit.SECONDS)).hasCauseInstanceOf(WakeupException.class);
+            poller.join(5000);
+            TestCluster.await(() -> {
+                second.poll(Duration.ofMillis(200));
+                first.poll(Duration.ofMillis(200));
+                return first.assignment().size() == 1 && second.assignment().size() == 1;
+            }, Duration.ofSeconds(30), "both members to own one partition each");
+        }
     }
 
     private static JsonNode json(Cli.Result r) throws Exception {

@@ -155,6 +155,11 @@ public final class CoordinatorGroupMembership implements GroupMembership {
     }
 
     @Override
+    public void wakeup() {
+        coordinator.wakeup();
+    }
+
+    @Override
     public void leave() {
         coordinator.leaveGroup("the consumer unsubscribed", requestTimeoutMs);
     }

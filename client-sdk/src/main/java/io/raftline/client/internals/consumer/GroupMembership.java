@@ -23,6 +23,9 @@ public interface GroupMembership extends AutoCloseable {
     /** The committed offsets of these partitions (absent: none), waiting up to {@code deadlineMs}. */
     Map<TopicPartition, OffsetAndMetadata> fetchCommitted(Set<TopicPartition> partitions, long deadlineMs);
 
+    /** Makes a poll waiting on the group coordinator return at once (the consumer's wakeup); any thread. */
+    void wakeup();
+
     /** Leaves the group now (unsubscribe): the partitions are revoked through the listener first. */
     void leave();
 

@@ -10,6 +10,7 @@ import io.raftline.client.consumer.assignor.ConsumerPartitionAssignor.Subscripti
 import io.raftline.client.consumer.assignor.ConsumerProtocol;
 import io.raftline.client.errors.ApiException;
 import io.raftline.client.errors.Errors;
+import io.raftline.client.errors.InterruptException;
 import io.raftline.client.errors.RaftlineException;
 import io.raftline.client.errors.RebalanceInProgressException;
 import io.raftline.client.errors.TimeoutException;
@@ -34,7 +35,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import org.slf4j.Logger;
@@ -47,9 +50,14 @@ import org.slf4j.LoggerFactory;
  * the moved partitions reach their new owners). Generation ids fence it: a member the coordinator no longer knows
  * loses its partitions (onPartitionsLost) and joins afresh.
  *
+ * <p>JoinGroup and SyncGroup stay in flight across polls, as in Kafka's consumer: the coordinator holds their answers
+ * until every member rejoined (up to the rebalance timeout), and the other members may be polled by the same
+ * application thread. A {@code poll} waits for the pending answer only until its own deadline and the next one goes on
+ * with the same request; a member never has two JoinGroups out, and revokes (onJoinPrepare) once per JoinGroup sent.
+ *
  * <p>Threads: the consumer's thread calls {@link #poll}, commits and {@link #close}; listener callbacks run there.
- * The heartbeat thread only sends heartbeats and sets flags that the next {@code poll} acts on. State is guarded by
- * this object's monitor; no call to the network is made while holding it.
+ * The heartbeat thread only sends heartbeats and sets flags that the next {@code poll} acts on; {@link #wakeup} may
+ * come from any thread. State is guarded by this object's monitor; no call to the network is made while holding it.
  */
 public final class ConsumerCoordinator implements AutoCloseable {
 
@@ -87,6 +95,24 @@ public final class ConsumerCoordinator implements AutoCloseable {
     private Map<String, Integer> joinedPartitionCounts = Map.of();
     private long lastPollMs;
     private boolean closed;
+    /** The JoinGroup under way, kept across polls; null when none is. */
+    private PendingJoin pendingJoin;
+    /** The SyncGroup under way, kept across polls; null when none is. */
+    private PendingSync pendingSync;
+    /** Set by {@link #wakeup}: a poll waiting for a pending answer returns at once (and clears it). */
+    private boolean wakeupRequested;
+
+    /** A JoinGroup sent over {@code channel}, its answer to come. */
+    private record PendingJoin(GroupChannel channel, CompletableFuture<JoinGroupResponse> answer) {
+    }
+
+    /**
+     * A SyncGroup of {@code generation} sent over {@code channel}; {@code groupCounts} are the partition counts the
+     * leader assigned with (null for a follower).
+     */
+    private record PendingSync(GroupChannel channel, Generation generation, Map<String, Integer> groupCounts,
+                               CompletableFuture<SyncGroupResponse> answer) {
+    }
 
     /**
      * @param assignors in preference order (partition.assignment.strategy); the protocol is cooperative only if every
@@ -120,7 +146,8 @@ public final class ConsumerCoordinator implements AutoCloseable {
     /**
      * Called at every consumer poll: notes the poll (for max.poll.interval.ms), and if the group needs it, finds the
      * coordinator and (re)joins, calling the listener. Returns whether the member holds a current assignment; false
-     * if the rebalance did not finish within {@code timeoutMs} (call again).
+     * if the rebalance did not finish within {@code timeoutMs} (call again: a JoinGroup or SyncGroup under way stays
+     * pending, and the next call goes on waiting for its answer).
      *
      * @throws ApiException for a fatal group error (INCONSISTENT_GROUP_PROTOCOL, INVALID_SESSION_TIMEOUT, ...)
      */
@@ -166,6 +193,15 @@ public final class ConsumerCoordinator implements AutoCloseable {
         }
         rejoinNeeded = true;
         rejoinReason = reason;
+    }
+
+    /**
+     * Makes a {@link #poll} that waits for a pending JoinGroup or SyncGroup return at once (the request stays pending
+     * for the next poll); the consumer's wakeup. Any thread.
+     */
+    public synchronized void wakeup() {
+        wakeupRequested = true;
+        notifyAll();
     }
 
     /**
@@ -311,13 +347,24 @@ public final class ConsumerCoordinator implements AutoCloseable {
         revokeAll();
         Generation g;
         GroupChannel ch;
+        List<CompletableFuture<?>> abandoned = new ArrayList<>();
         synchronized (this) {
             g = generation;
             ch = locator.current();
             resetGeneration();
             rejoinNeeded = true;
             rejoinReason = "the member left";
+            // A join or sync under way is dropped: the LeaveGroup below takes the member out of that rebalance.
+            if (pendingJoin != null) {
+                abandoned.add(pendingJoin.answer());
+                pendingJoin = null;
+            }
+            if (pendingSync != null) {
+                abandoned.add(pendingSync.answer());
+                pendingSync = null;
+            }
         }
+        abandoned.forEach(f -> f.cancel(false));
         if (!g.memberId().isEmpty() && ch != null) {
             LOG.info("group {}: member {} leaves: {}", config.groupId(), g.memberId(), reason);
             try {
@@ -368,15 +415,58 @@ public final class ConsumerCoordinator implements AutoCloseable {
 
     private boolean ensureActiveGroup(long deadline) {
         while (true) {
-            boolean coordinatorUnknown;
+            PendingJoin join;
+            PendingSync sync;
             synchronized (this) {
-                coordinatorUnknown = locator.current() == null;
-                if (state == MemberState.STABLE && !rejoinNeeded && !coordinatorUnknown) {
-                    return true;
+                join = pendingJoin;
+                sync = pendingSync;
+                if (join == null && sync == null) {
+                    if (state == MemberState.STABLE && !rejoinNeeded && locator.current() != null) {
+                        return true;
+                    }
+                    if (host.subscription().isEmpty() && state == MemberState.UNJOINED) {
+                        return false; // nothing to join for
+                    }
                 }
-                if (host.subscription().isEmpty() && state == MemberState.UNJOINED) {
-                    return false; // nothing to join for
+            }
+            if (sync != null) {
+                SyncGroupResponse resp;
+                try {
+                    resp = awaitAnswer(sync.answer(), deadline);
+                } catch (RaftlineException e) {
+                    clearPending(sync);
+                    locator.failed(sync.channel(), e.toString());
+                    requestRejoin("SyncGroup failed: " + e.getMessage());
+                    if (!locator.sleepBackoff(deadline)) {
+                        return false;
+                    }
+                    continue;
                 }
+                if (resp == null) {
+                    return false; // still pending: the next poll goes on waiting for it
+                }
+                clearPending(sync);
+                completeSync(sync, resp, deadline);
+                continue; // loop once more: STABLE returns, a cooperative follow-up rejoins at once
+            }
+            if (join != null) {
+                JoinGroupResponse resp;
+                try {
+                    resp = awaitAnswer(join.answer(), deadline);
+                } catch (RaftlineException e) {
+                    clearPending(join);
+                    locator.failed(join.channel(), e.toString());
+                    if (!locator.sleepBackoff(deadline)) {
+                        return false;
+                    }
+                    continue;
+                }
+                if (resp == null) {
+                    return false; // still pending: the next poll goes on waiting for it
+                }
+                clearPending(join);
+                completeJoin(join.channel(), resp, deadline);
+                continue;
             }
             if (time.milliseconds() >= deadline) {
                 return false;
@@ -393,42 +483,88 @@ public final class ConsumerCoordinator implements AutoCloseable {
                 }
             }
             onJoinPrepare();
-            JoinGroupResponse join;
-            try {
-                join = sendJoin(ch, deadline);
-            } catch (RaftlineException e) {
-                locator.failed(ch, e.toString());
-                if (!locator.sleepBackoff(deadline)) {
-                    return false;
+            sendJoin(ch);
+        }
+    }
+
+    /**
+     * Waits for a pending answer until {@code deadline} or a {@link #wakeup}; null if it has not come by then.
+     *
+     * @throws RaftlineException the call failed (transport, deadline, cancelled)
+     */
+    private <T> T awaitAnswer(CompletableFuture<T> answer, long deadline) {
+        synchronized (this) {
+            // The answer's arrival notifies this monitor (see whenAnswered); so does wakeup().
+            while (!answer.isDone() && !wakeupRequested) {
+                long waitMs = deadline - time.milliseconds();
+                if (waitMs <= 0) {
+                    break;
                 }
-                continue;
+                try {
+                    wait(waitMs);
+                } catch (InterruptedException e) {
+                    throw new InterruptException("interrupted while waiting for the group coordinator", e);
+                }
             }
-            ErrorCode code = join.getError().getCode();
-            switch (code) {
-                case NONE -> {
-                    if (syncAndComplete(ch, join, deadline)) {
-                        continue; // loop once more: STABLE returns, a cooperative follow-up rejoins at once
-                    }
+            wakeupRequested = false;
+        }
+        if (!answer.isDone()) {
+            return null;
+        }
+        try {
+            return answer.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RaftlineException re ? re : new RaftlineException(String.valueOf(e.getCause()), e.getCause());
+        } catch (CancellationException e) {
+            throw new RaftlineException("the group request was abandoned", e);
+        }
+    }
+
+    /** Wakes a poll waiting in {@link #awaitAnswer} when the answer comes (on a gRPC thread). */
+    private <T> CompletableFuture<T> whenAnswered(CompletableFuture<T> answer) {
+        answer.whenComplete((v, e) -> {
+            synchronized (this) {
+                notifyAll();
+            }
+        });
+        return answer;
+    }
+
+    private synchronized void clearPending(PendingJoin join) {
+        if (pendingJoin == join) {
+            pendingJoin = null;
+        }
+    }
+
+    private synchronized void clearPending(PendingSync sync) {
+        if (pendingSync == sync) {
+            pendingSync = null;
+        }
+    }
+
+    /** Acts on JoinGroup's answer: a member of the new generation syncs next; otherwise the loop joins again. */
+    private void completeJoin(GroupChannel ch, JoinGroupResponse join, long deadline) {
+        ErrorCode code = join.getError().getCode();
+        switch (code) {
+            case NONE -> startSync(ch, join);
+            case MEMBER_ID_REQUIRED -> {
+                synchronized (this) {
+                    generation = new Generation(-1, join.getMemberId(), "");
                 }
-                case MEMBER_ID_REQUIRED -> {
-                    synchronized (this) {
-                        generation = new Generation(-1, join.getMemberId(), "");
-                    }
+            }
+            case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION -> fenced("JoinGroup answered " + code);
+            case REBALANCE_IN_PROGRESS -> {
+            }
+            case COORDINATOR_LOAD_IN_PROGRESS -> locator.sleepBackoff(deadline);
+            case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
+                locator.failed(ch, code.name());
+                locator.sleepBackoff(deadline);
+            }
+            default -> {
+                synchronized (this) {
+                    state = MemberState.UNJOINED;
                 }
-                case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION -> fenced("JoinGroup answered " + code);
-                case REBALANCE_IN_PROGRESS -> {
-                }
-                case COORDINATOR_LOAD_IN_PROGRESS -> locator.sleepBackoff(deadline);
-                case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
-                    locator.failed(ch, code.name());
-                    locator.sleepBackoff(deadline);
-                }
-                default -> {
-                    synchronized (this) {
-                        state = MemberState.UNJOINED;
-                    }
-                    throw Errors.toException(join.getError());
-                }
+                throw Errors.toException(join.getError());
             }
         }
     }
@@ -453,7 +589,8 @@ public final class ConsumerCoordinator implements AutoCloseable {
         }
     }
 
-    private JoinGroupResponse sendJoin(GroupChannel ch, long deadline) {
+    /** Sends JoinGroup; its answer is awaited by this poll and the next ones ({@link #pendingJoin}). */
+    private void sendJoin(GroupChannel ch) {
         Set<String> topics = new TreeSet<>(host.subscription());
         JoinGroupRequest.Builder b;
         synchronized (this) {
@@ -473,11 +610,15 @@ public final class ConsumerCoordinator implements AutoCloseable {
         }
         JoinGroupRequest req = b.build();
         // The coordinator holds the answer until every member rejoined: allow the rebalance timeout, not the deadline.
-        return ch.call(s -> s.joinGroup(req), config.maxPollIntervalMs() + JOIN_SLACK_MS);
+        CompletableFuture<JoinGroupResponse> answer = ch.callAsync((s, o) -> s.joinGroup(req, o), "JoinGroup",
+            config.maxPollIntervalMs() + JOIN_SLACK_MS);
+        synchronized (this) {
+            pendingJoin = new PendingJoin(ch, whenAnswered(answer));
+        }
     }
 
-    /** Returns true when the loop should look at the state again (stable, or a rejoin needed); false to go on failing. */
-    private boolean syncAndComplete(GroupChannel ch, JoinGroupResponse join, long deadline) {
+    /** A member of the new generation: the leader assigns; SyncGroup goes out ({@link #pendingSync}). */
+    private void startSync(GroupChannel ch, JoinGroupResponse join) {
         Generation g = new Generation(join.getGenerationId(), join.getMemberId(), join.getProtocolName());
         synchronized (this) {
             generation = g;
@@ -502,25 +643,33 @@ public final class ConsumerCoordinator implements AutoCloseable {
             }
         }
         SyncGroupRequest req = sync.build();
-        SyncGroupResponse resp;
-        try {
-            resp = ch.call(s -> s.syncGroup(req), config.maxPollIntervalMs() + JOIN_SLACK_MS);
-        } catch (RaftlineException e) {
-            locator.failed(ch, e.toString());
-            requestRejoin("SyncGroup failed: " + e.getMessage());
-            locator.sleepBackoff(deadline);
-            return false;
+        // Like JoinGroup's: a follower's answer waits for the leader's SyncGroup.
+        CompletableFuture<SyncGroupResponse> answer = ch.callAsync((s, o) -> s.syncGroup(req, o), "SyncGroup",
+            config.maxPollIntervalMs() + JOIN_SLACK_MS);
+        synchronized (this) {
+            pendingSync = new PendingSync(ch, g, groupCounts, whenAnswered(answer));
+        }
+    }
+
+    /** Acts on SyncGroup's answer: the assignment completes the rebalance; an error makes the loop rejoin or throw. */
+    private void completeSync(PendingSync sync, SyncGroupResponse resp, long deadline) {
+        Generation g = sync.generation();
+        synchronized (this) {
+            if (!generation.equals(g) || state != MemberState.COMPLETING_REBALANCE) {
+                // Fenced (or left) while the SyncGroup was out: its answer is about a generation this member is no
+                // longer in; the loop joins afresh.
+                LOG.info("group {}: dropping the SyncGroup answer for generation {}: the member is no longer in it",
+                    config.groupId(), g.generationId());
+                return;
+            }
         }
         ErrorCode code = resp.getError().getCode();
         switch (code) {
-            case NONE -> {
-                onJoinComplete(g, resp.getAssignment().toByteArray(), groupCounts);
-                return true;
-            }
+            case NONE -> onJoinComplete(g, resp.getAssignment().toByteArray(), sync.groupCounts());
             case REBALANCE_IN_PROGRESS -> requestRejoin("SyncGroup answered REBALANCE_IN_PROGRESS");
             case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION -> fenced("SyncGroup answered " + code);
             case NOT_COORDINATOR, COORDINATOR_NOT_AVAILABLE -> {
-                locator.failed(ch, code.name());
+                locator.failed(sync.channel(), code.name());
                 requestRejoin("SyncGroup answered " + code);
                 locator.sleepBackoff(deadline);
             }
@@ -532,7 +681,6 @@ public final class ConsumerCoordinator implements AutoCloseable {
                 throw Errors.toException(resp.getError());
             }
         }
-        return false;
     }
 
     /** The leader's work: every member's subscription through the chosen assignor. Returns the counts it used. */

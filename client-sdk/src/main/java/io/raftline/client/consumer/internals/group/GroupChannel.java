@@ -3,6 +3,8 @@ package io.raftline.client.consumer.internals.group;
 import io.raftline.grpc.TransportSecurity;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.ClientCallStreamObserver;
+import io.grpc.stub.ClientResponseObserver;
 import io.grpc.stub.StreamObserver;
 import io.raftline.client.errors.RaftlineException;
 import io.raftline.client.internals.net.GrpcErrors;
@@ -11,9 +13,13 @@ import io.raftline.protocol.group.FindCoordinatorResponse;
 import io.raftline.protocol.group.GroupServiceGrpc;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 
-/** A gRPC channel to one broker's GroupService; calls block with a deadline and fail with SDK exceptions. */
+/**
+ * A gRPC channel to one broker's GroupService; calls block with a deadline, or return a future, and fail with SDK
+ * exceptions.
+ */
 final class GroupChannel implements AutoCloseable {
 
     private final String address;
@@ -35,12 +41,31 @@ final class GroupChannel implements AutoCloseable {
      * fails with an SDK exception.
      */
     CompletableFuture<FindCoordinatorResponse> findCoordinator(FindCoordinatorRequest req, long timeoutMs) {
-        CompletableFuture<FindCoordinatorResponse> f = new CompletableFuture<>();
+        return callAsync((s, o) -> s.findCoordinator(req, o), "FindCoordinator", timeoutMs);
+    }
+
+    /**
+     * One call without blocking, e.g. {@code ch.callAsync((s, o) -> s.joinGroup(req, o), "JoinGroup", timeoutMs)}: the
+     * future completes with the answer, or fails with an SDK exception (unreachable, deadline passed, channel closed).
+     * Cancelling the future cancels the call.
+     */
+    <T> CompletableFuture<T> callAsync(BiConsumer<GroupServiceGrpc.GroupServiceStub, StreamObserver<T>> call, String what,
+                                       long timeoutMs) {
+        CompletableFuture<T> f = new CompletableFuture<>();
         try {
-            asyncStub.withDeadlineAfter(Math.max(1, timeoutMs), TimeUnit.MILLISECONDS).findCoordinator(req,
-                new StreamObserver<>() {
+            call.accept(asyncStub.withDeadlineAfter(Math.max(1, timeoutMs), TimeUnit.MILLISECONDS),
+                new ClientResponseObserver<Object, T>() {
                     @Override
-                    public void onNext(FindCoordinatorResponse value) {
+                    public void beforeStart(ClientCallStreamObserver<Object> requestStream) {
+                        f.whenComplete((v, e) -> {
+                            if (f.isCancelled()) {
+                                requestStream.cancel(what + " abandoned by the consumer", null);
+                            }
+                        });
+                    }
+
+                    @Override
+                    public void onNext(T value) {
                         f.complete(value);
                     }
 
@@ -52,7 +77,7 @@ final class GroupChannel implements AutoCloseable {
                     @Override
                     public void onCompleted() {
                         if (!f.isDone()) {
-                            f.completeExceptionally(new RaftlineException("FindCoordinator to " + address + " ended without an answer"));
+                            f.completeExceptionally(new RaftlineException(what + " to " + address + " ended without an answer"));
                         }
                     }
                 });
