@@ -27,8 +27,8 @@ import java.util.random.RandomGenerator;
  *   ID    0      closes session ID, then as (0, 0)
  *   ID   -1      closes session ID, then a full fetch with no session (FINAL_EPOCH)
  *   ID    N      incremental: N must be the session's epoch (INVALID_FETCH_SESSION_EPOCH otherwise; an unknown ID is
- *                FETCH_SESSION_ID_NOT_FOUND). Named partitions are added or updated, forgotten ones dropped; the
- *                session's epoch becomes N + 1 (after Integer.MAX_VALUE: 1)
+ *                FETCH_SESSION_ID_NOT_FOUND). Named partitions are added or updated, then forgotten ones dropped;
+ *                the session's epoch becomes N + 1 (after Integer.MAX_VALUE: 1)
  *   0     N      FETCH_SESSION_ID_NOT_FOUND (no session 0)
  * </pre>
  * A new session answers with epoch 1 next. An answer in a session includes a partition when it carries records, an
@@ -164,9 +164,7 @@ public final class FetchSessionCache {
             } else {
                 kind = Kind.INCREMENTAL;
                 int before = session.partitions.size();
-                for (TopicPartition tp : forgotten) {
-                    session.partitions.remove(tp);
-                }
+                // named ones first, then the forgotten (one named and forgotten at once is forgotten, as in Kafka)
                 for (PartitionFetch pf : requested) {
                     Cached cached = session.partitions.get(pf.tp());
                     if (cached == null) {
@@ -174,6 +172,9 @@ public final class FetchSessionCache {
                     } else {
                         cached.fetch = pf;
                     }
+                }
+                for (TopicPartition tp : forgotten) {
+                    session.partitions.remove(tp);
                 }
                 cachedPartitions += session.partitions.size() - before;
                 session.epoch = nextEpoch(epoch);

@@ -1,5 +1,6 @@
 package io.raftline.broker.kafka;
 
+import io.raftline.broker.fetchsession.FetchSessionCache;
 import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.record.Records;
 import io.raftline.broker.log.FileSlice;
@@ -17,6 +18,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,14 +45,17 @@ public final class KafkaDataApis {
     private final int fetchMaxBytes;
     private final ClientQuotas quotas;
     private final BrokerMetrics metrics;
+    private final FetchSessionCache sessions;
 
     /**
      * {@code fetchMaxBytes}: the broker's fetch.max.bytes, which caps every answer whatever the client asks;
-     * {@code metrics}: where produce and fetch traffic counts, as the gRPC listener's does (null: not counted).
+     * {@code metrics}: where produce and fetch traffic counts, as the gRPC listener's does (null: not counted);
+     * {@code sessions}: the broker's fetch sessions.
      */
     public KafkaDataApis(ReplicaManager replicaManager, BrokerRpcService service, int fetchMaxBytes, ClientQuotas quotas,
-                         BrokerMetrics metrics) {
+                         BrokerMetrics metrics, FetchSessionCache sessions) {
         this.metrics = metrics;
+        this.sessions = sessions;
         this.quotas = quotas;
         this.replicaManager = replicaManager;
         this.service = service;
@@ -164,25 +169,38 @@ public final class KafkaDataApis {
     // Fetch
 
     /**
-     * A consumer's fetch. No incremental fetch sessions yet: every answer says session 0, so clients send full fetches
-     * (KIP-227's fallback). A client naming a session it was never given is told FETCH_SESSION_ID_NOT_FOUND.
+     * A consumer's fetch, in an incremental fetch session when it asks for one (KIP-227, v7+): a full fetch creates
+     * a session, whose id the answer carries; an incremental one names only the partitions whose position or limits
+     * changed and those to forget, reads every partition of the session, and is answered with those that have
+     * something new ({@link FetchSessionCache}). The long poll waits as for a full fetch: on the session's partitions.
+     * A session is the broker's, not the connection's: a client may go on with it on another connection.
      */
     CompletableFuture<ApiMessage> fetch(KafkaRequest request) {
         FetchRequestData fetch = (FetchRequestData) request.body().data();
-        if (fetch.sessionId() != 0) {
-            return CompletableFuture.completedFuture(new FetchResponseData()
-                .setErrorCode(Errors.FETCH_SESSION_ID_NOT_FOUND.code()).setSessionId(0));
-        }
-        List<FetchManager.PartitionFetch> parts = new ArrayList<>();
+        List<FetchManager.PartitionFetch> requested = new ArrayList<>();
         for (FetchRequestData.FetchTopic t : fetch.topics()) {
             for (FetchRequestData.FetchPartition p : t.partitions()) {
-                parts.add(new FetchManager.PartitionFetch(new TopicPartition(t.topic(), p.partition()), p.fetchOffset(),
+                requested.add(new FetchManager.PartitionFetch(new TopicPartition(t.topic(), p.partition()), p.fetchOffset(),
                     p.partitionMaxBytes(), p.currentLeaderEpoch(), p.lastFetchedEpoch()));
             }
         }
-        int maxBytes = fetch.maxBytes() <= 0 ? fetchMaxBytes : Math.min(fetch.maxBytes(), fetchMaxBytes);
+        List<TopicPartition> forgotten = new ArrayList<>();
+        for (FetchRequestData.ForgottenTopic t : fetch.forgottenTopicsData()) {
+            for (int partition : t.partitions()) {
+                forgotten.add(new TopicPartition(t.topic(), partition));
+            }
+        }
         // Always a consumer's fetch: Kafka's followers are not served here.
-        FetchManager.Request ours = new FetchManager.Request(-1, -1, fetch.maxWaitMs(), fetch.minBytes(), maxBytes, parts);
+        FetchSessionCache.Context session = sessions.open(fetch.sessionId(), fetch.sessionEpoch(), false, requested, forgotten);
+        if (session.refusal() != null) {
+            Errors error = session.refusal() == FetchSessionCache.Refusal.FETCH_SESSION_ID_NOT_FOUND
+                ? Errors.FETCH_SESSION_ID_NOT_FOUND : Errors.INVALID_FETCH_SESSION_EPOCH;
+            return CompletableFuture.completedFuture(new FetchResponseData().setErrorCode(error.code())
+                .setSessionId(FetchSessionCache.NO_SESSION));
+        }
+        int maxBytes = fetch.maxBytes() <= 0 ? fetchMaxBytes : Math.min(fetch.maxBytes(), fetchMaxBytes);
+        FetchManager.Request ours = new FetchManager.Request(-1, -1, fetch.maxWaitMs(), fetch.minBytes(), maxBytes,
+            session.partitions());
         long startNs = SystemTime.INSTANCE.nanoseconds();
         RequestTiming timing = RequestTiming.start(metrics, "fetch_consumer", startNs);
         CompletableFuture<List<FetchManager.PartitionData>> fetched = replicaManager.fetchManager().fetch(ours);
@@ -194,7 +212,12 @@ public final class KafkaDataApis {
             for (FetchManager.PartitionData pd : data) {
                 bytes += pd.result().data() == null ? 0 : pd.result().data().sizeInBytes();
             }
-            return fetchResponse(data, request.version(), metrics)
+            BitSet send = sessions.respond(session, data.stream().map(KafkaDataApis::observed).toList());
+            List<FetchManager.PartitionData> answered = new ArrayList<>(send.cardinality());
+            for (int i = send.nextSetBit(0); i >= 0; i = send.nextSetBit(i + 1)) {
+                answered.add(data.get(i));
+            }
+            return fetchResponse(answered, request.version(), metrics).setSessionId(session.sessionId())
                 .setThrottleTimeMs((int) throttleMs(ClientQuotas.Kind.FETCH, request, bytes, localNs));
         });
         // cancelled when the connection closed: the parked fetch under it is forgotten too
@@ -204,6 +227,14 @@ public final class KafkaDataApis {
             }
         });
         return answer;
+    }
+
+    /** What the session layer needs to know of one partition's read: no transactions, so the LSO is the HW. */
+    private static FetchSessionCache.Observed observed(FetchManager.PartitionData pd) {
+        Partition.ReadResult r = pd.result();
+        boolean hasRecords = r.data() != null && r.data().sizeInBytes() > 0;
+        return new FetchSessionCache.Observed(r.highWatermark(), r.highWatermark(), r.logStartOffset(), hasRecords,
+            r.error() != ErrorCode.NONE || r.diverging());
     }
 
     /**
@@ -218,7 +249,7 @@ public final class KafkaDataApis {
 
     private static FetchResponseData fetchResponse(List<FetchManager.PartitionData> data, short version,
                                                    BrokerMetrics metrics) {
-        FetchResponseData out = new FetchResponseData().setSessionId(0).setErrorCode(Errors.NONE.code());
+        FetchResponseData out = new FetchResponseData().setErrorCode(Errors.NONE.code());
         Map<String, FetchResponseData.FetchableTopicResponse> topics = new LinkedHashMap<>();
         for (FetchManager.PartitionData pd : data) {
             Partition.ReadResult r = pd.result();

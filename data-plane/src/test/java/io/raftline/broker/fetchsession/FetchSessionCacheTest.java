@@ -151,10 +151,12 @@ class FetchSessionCacheTest {
         // forgetting one never fetched is harmless; an empty incremental fetch reads the whole session
         Context empty = cache.open(id, 2, false, List.of(), List.of(tp(9)));
         assertThat(empty.partitions()).containsExactly(fetch(1, 7), fetch(2, 0), fetch(3, 0));
-        Context gone = cache.open(id, 3, false, List.of(), List.of(tp(1), tp(2), tp(3)));
+        Context both = cache.open(id, 3, false, List.of(fetch(4, 0)), List.of(tp(4)));
+        assertThat(tps(both)).as("named and forgotten at once: forgotten").containsExactly(tp(1), tp(2), tp(3));
+        Context gone = cache.open(id, 4, false, List.of(), List.of(tp(1), tp(2), tp(3)));
         assertThat(gone.partitions()).isEmpty();
         assertThat(cache.cachedPartitions()).isZero();
-        assertThat(cache.requests(Kind.INCREMENTAL)).isEqualTo(3);
+        assertThat(cache.requests(Kind.INCREMENTAL)).isEqualTo(4);
         assertThat(cache.requests(Kind.FULL)).isEqualTo(1);
     }
 
