@@ -233,7 +233,7 @@ public final class BrokerServer implements AutoCloseable {
             new RequestLimits(config.getInt("produce.stream.max.in.flight.requests"), config.getInt("queued.max.requests"),
                 config.getLong("queued.max.request.bytes"), config.getInt("fetch.stream.max.in.flight.requests"),
                 config.getInt("fetch.max.bytes")), security.broker().identifiesClients() ? security.nodePrincipals() : p -> true,
-            clusterId, authorizer, quotas);
+            clusterId, authorizer, quotas, fetchSessions);
         Gauge.builder("raftline.produce.queued.requests", service, BrokerRpcService::queuedProduceRequests)
             .description("Produce requests this broker holds (read, not answered); at most queued.max.requests")
             .register(registry);
@@ -310,7 +310,7 @@ public final class BrokerServer implements AutoCloseable {
         HostPort kafkaAddress = config.kafkaListener();
         if (kafkaAddress != null) {
             KafkaDataApis kafkaData = new KafkaDataApis(replicaManager, service, config.getInt("fetch.max.bytes"), quotas,
-                metrics, fetchSessions);
+                metrics, fetchSessions, authorizer);
             KafkaGroupApis kafkaGroups = new KafkaGroupApis(groupCoordinator, servedImage);
             KafkaApis kafkaApis = new KafkaApis(service, servedImage, clusterId, kafkaData, kafkaGroups, authorizer);
             kafkaListener = KafkaListener.start(kafkaAddress, kafkaApis, service.produceAdmission(), maxRequest,

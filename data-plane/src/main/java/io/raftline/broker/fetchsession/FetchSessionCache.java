@@ -1,6 +1,9 @@
 package io.raftline.broker.fetchsession;
 
+import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.FetchManager.PartitionFetch;
+import io.raftline.broker.replica.Partition;
+import io.raftline.protocol.ErrorCode;
 import io.raftline.broker.replica.TopicPartition;
 import io.raftline.common.Time;
 import java.util.ArrayList;
@@ -120,7 +123,8 @@ public final class FetchSessionCache {
     private final Map<Integer, Session> sessions = new HashMap<>();
     private long evictions;
     private int cachedPartitions;
-    private final long[] requests = new long[Kind.values().length];
+    /** Fetches opened, by fetcher (0 consumers, 1 followers) and kind. */
+    private final long[][] requests = new long[2][Kind.values().length];
 
     /** {@code random} makes session ids; {@code time}'s monotonic clock ages sessions. */
     public FetchSessionCache(int maxSlots, Time time, RandomGenerator random) {
@@ -184,7 +188,7 @@ public final class FetchSessionCache {
                 context = new Context(kind, null, session, List.copyOf(all));
             }
         }
-        requests[kind.ordinal()]++;
+        requests[privileged ? 1 : 0][kind.ordinal()]++;
         return context;
     }
 
@@ -228,6 +232,28 @@ public final class FetchSessionCache {
             session.partitions.put(tp, session.partitions.remove(tp));
         }
         return send;
+    }
+
+    /**
+     * {@link #respond} over what the fetch manager read for {@code context}: the partitions the answer carries, in read
+     * order. No transactions: the last stable offset is the high watermark.
+     */
+    public List<FetchManager.PartitionData> answer(Context context, List<FetchManager.PartitionData> data) {
+        List<Observed> observed = new ArrayList<>(data.size());
+        for (FetchManager.PartitionData pd : data) {
+            Partition.ReadResult r = pd.result();
+            observed.add(new Observed(r.highWatermark(), r.highWatermark(), r.logStartOffset(),
+                r.data() != null && r.data().sizeInBytes() > 0, r.error() != ErrorCode.NONE || r.diverging()));
+        }
+        BitSet send = respond(context, observed);
+        if (send.cardinality() == data.size()) {
+            return data;
+        }
+        List<FetchManager.PartitionData> answered = new ArrayList<>(send.cardinality());
+        for (int i = send.nextSetBit(0); i >= 0; i = send.nextSetBit(i + 1)) {
+            answered.add(data.get(i));
+        }
+        return answered;
     }
 
     private Session create(boolean privileged, List<PartitionFetch> requested, long nowMs) {
@@ -316,7 +342,12 @@ public final class FetchSessionCache {
 
     /** Fetches opened of {@code kind}, since start. */
     public synchronized long requests(Kind kind) {
-        return requests[kind.ordinal()];
+        return requests[0][kind.ordinal()] + requests[1][kind.ordinal()];
+    }
+
+    /** Fetches opened of {@code kind} by followers ({@code privileged}) or by consumers, since start. */
+    public synchronized long requests(boolean privileged, Kind kind) {
+        return requests[privileged ? 1 : 0][kind.ordinal()];
     }
 
     /** The epoch the session's next incremental fetch must carry (tests); -1 when there is no such session. */

@@ -11,6 +11,7 @@ import io.raftline.broker.replica.TopicPartition;
 import io.raftline.broker.quota.ClientQuotas;
 import io.raftline.common.SystemTime;
 import io.raftline.broker.rpc.BrokerRpcService;
+import io.raftline.broker.security.RequestAuthorizer;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.ListOffsetsRequest;
 import io.raftline.protocol.broker.ListOffsetsResponse;
@@ -18,7 +19,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.BitSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -46,14 +46,17 @@ public final class KafkaDataApis {
     private final ClientQuotas quotas;
     private final BrokerMetrics metrics;
     private final FetchSessionCache sessions;
+    /** ACLs, for the partitions a fetch session reads without the request naming them. */
+    private final RequestAuthorizer authorizer;
 
     /**
      * {@code fetchMaxBytes}: the broker's fetch.max.bytes, which caps every answer whatever the client asks;
      * {@code metrics}: where produce and fetch traffic counts, as the gRPC listener's does (null: not counted);
-     * {@code sessions}: the broker's fetch sessions.
+     * {@code sessions}: the broker's fetch sessions; {@code authorizer}: the broker's ACLs.
      */
     public KafkaDataApis(ReplicaManager replicaManager, BrokerRpcService service, int fetchMaxBytes, ClientQuotas quotas,
-                         BrokerMetrics metrics, FetchSessionCache sessions) {
+                         BrokerMetrics metrics, FetchSessionCache sessions, RequestAuthorizer authorizer) {
+        this.authorizer = authorizer;
         this.metrics = metrics;
         this.sessions = sessions;
         this.quotas = quotas;
@@ -198,12 +201,33 @@ public final class KafkaDataApis {
             return CompletableFuture.completedFuture(new FetchResponseData().setErrorCode(error.code())
                 .setSessionId(FetchSessionCache.NO_SESSION));
         }
+        // The request's own topics were authorized before it got here; a session's other partitions are authorized
+        // at every fetch too (an ACL removed since they were named takes effect; a session's id is no key).
+        Map<TopicPartition, FetchManager.PartitionData> denied = new LinkedHashMap<>();
+        List<FetchManager.PartitionFetch> toRead = session.partitions();
+        if (authorizer.enabled()) {
+            Map<String, Boolean> allowed = new java.util.HashMap<>();
+            toRead = new ArrayList<>();
+            for (FetchManager.PartitionFetch pf : session.partitions()) {
+                if (allowed.computeIfAbsent(pf.tp().topic(), topic -> authorizer.allowed(
+                    io.raftline.protocol.acl.Operation.READ, io.raftline.protocol.acl.ResourceType.TOPIC, topic))) {
+                    toRead.add(pf);
+                } else {
+                    denied.put(pf.tp(), new FetchManager.PartitionData(pf.tp(), new Partition.ReadResult(
+                        ErrorCode.TOPIC_AUTHORIZATION_FAILED, "not authorized to read " + pf.tp().topic(), -1, -1, -1,
+                        null, -1, -1), -1, -1, false));
+                }
+            }
+        }
         int maxBytes = fetch.maxBytes() <= 0 ? fetchMaxBytes : Math.min(fetch.maxBytes(), fetchMaxBytes);
-        FetchManager.Request ours = new FetchManager.Request(-1, -1, fetch.maxWaitMs(), fetch.minBytes(), maxBytes,
-            session.partitions());
+        // a refused partition is answered at once, as any error is
+        FetchManager.Request ours = new FetchManager.Request(-1, -1, denied.isEmpty() ? fetch.maxWaitMs() : 0,
+            fetch.minBytes(), maxBytes, toRead);
         long startNs = SystemTime.INSTANCE.nanoseconds();
         RequestTiming timing = RequestTiming.start(metrics, "fetch_consumer", startNs);
-        CompletableFuture<List<FetchManager.PartitionData>> fetched = replicaManager.fetchManager().fetch(ours);
+        CompletableFuture<List<FetchManager.PartitionData>> read = replicaManager.fetchManager().fetch(ours);
+        CompletableFuture<List<FetchManager.PartitionData>> fetched = denied.isEmpty() ? read
+            : read.thenApply(data -> merge(session.partitions(), data, denied));
         long localNs = SystemTime.INSTANCE.nanoseconds() - startNs;
         fetched.whenComplete((data, error) -> timing.done(localNs, data == null ? null
             : data.stream().map(pd -> Map.entry(pd.tp().topic(), pd.result().error())).toList()));
@@ -212,29 +236,29 @@ public final class KafkaDataApis {
             for (FetchManager.PartitionData pd : data) {
                 bytes += pd.result().data() == null ? 0 : pd.result().data().sizeInBytes();
             }
-            BitSet send = sessions.respond(session, data.stream().map(KafkaDataApis::observed).toList());
-            List<FetchManager.PartitionData> answered = new ArrayList<>(send.cardinality());
-            for (int i = send.nextSetBit(0); i >= 0; i = send.nextSetBit(i + 1)) {
-                answered.add(data.get(i));
-            }
-            return fetchResponse(answered, request.version(), metrics).setSessionId(session.sessionId())
+            return fetchResponse(sessions.answer(session, data), request.version(), metrics).setSessionId(session.sessionId())
                 .setThrottleTimeMs((int) throttleMs(ClientQuotas.Kind.FETCH, request, bytes, localNs));
         });
         // cancelled when the connection closed: the parked fetch under it is forgotten too
         answer.whenComplete((v, e) -> {
             if (answer.isCancelled()) {
-                fetched.cancel(false);
+                read.cancel(false);
             }
         });
         return answer;
     }
 
-    /** What the session layer needs to know of one partition's read: no transactions, so the LSO is the HW. */
-    private static FetchSessionCache.Observed observed(FetchManager.PartitionData pd) {
-        Partition.ReadResult r = pd.result();
-        boolean hasRecords = r.data() != null && r.data().sizeInBytes() > 0;
-        return new FetchSessionCache.Observed(r.highWatermark(), r.highWatermark(), r.logStartOffset(), hasRecords,
-            r.error() != ErrorCode.NONE || r.diverging());
+    /** The read partitions and the refused ones, in the session's order. */
+    private static List<FetchManager.PartitionData> merge(List<FetchManager.PartitionFetch> order,
+                                                          List<FetchManager.PartitionData> read,
+                                                          Map<TopicPartition, FetchManager.PartitionData> denied) {
+        List<FetchManager.PartitionData> out = new ArrayList<>(order.size());
+        int next = 0;
+        for (FetchManager.PartitionFetch pf : order) {
+            FetchManager.PartitionData refused = denied.get(pf.tp());
+            out.add(refused != null ? refused : read.get(next++));
+        }
+        return out;
     }
 
     /**

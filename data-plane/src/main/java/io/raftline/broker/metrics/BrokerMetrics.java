@@ -289,11 +289,14 @@ public final class BrokerMetrics {
             .description("Partitions held over all fetch sessions").register(registry);
         FunctionCounter.builder("raftline.fetch.session.evictions", sessions, FetchSessionCache::evictions)
             .description("Fetch sessions evicted to make room for new ones").register(registry);
-        for (FetchSessionCache.Kind kind : FetchSessionCache.Kind.values()) {
-            FunctionCounter.builder("raftline.fetch.session.requests", sessions, s -> s.requests(kind))
-                .tag("kind", kind.name().toLowerCase(java.util.Locale.ROOT))
-                .description("Fetches by what they were to the session cache: sessionless, full (creating a session when "
-                    + "a slot is free), incremental, error (an unknown session or a wrong epoch)").register(registry);
+        for (boolean followers : new boolean[] {false, true}) {
+            for (FetchSessionCache.Kind kind : FetchSessionCache.Kind.values()) {
+                FunctionCounter.builder("raftline.fetch.session.requests", sessions, s -> s.requests(followers, kind))
+                    .tag("kind", kind.name().toLowerCase(java.util.Locale.ROOT))
+                    .tag("from", followers ? "follower" : "consumer")
+                    .description("Fetches by what they were to the session cache: sessionless, full (creating a session "
+                        + "when a slot is free), incremental, error (an unknown session or a wrong epoch)").register(registry);
+            }
         }
     }
 

@@ -33,7 +33,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Incremental fetch sessions (KIP-227) on the Kafka listener: kafka-clients' consumer of many partitions fetches in a
  * session (each fetch names only what changed, each answer only what is new), reads every record once and in order
- * while the set it fetches changes, and a session outlives the connection it was made on.
+ * while the set it fetches changes, and a session outlives the connection it was made on. Followers replicate in
+ * sessions of the same cache.
  */
 @Timeout(300)
 class KafkaFetchSessionsIT {
@@ -53,8 +54,13 @@ class KafkaFetchSessionsIT {
         return total;
     }
 
+    /** Kafka consumers' incremental fetches, cluster-wide. */
     private static double incrementalFetches() {
-        return clusterSum("raftline_fetch_session_requests_total", Map.of("kind", "incremental"));
+        return sessionFetches("consumer", "incremental");
+    }
+
+    private static double sessionFetches(String from, String kind) {
+        return clusterSum("raftline_fetch_session_requests_total", Map.of("from", from, "kind", kind));
     }
 
     private static KafkaProducer<String, String> producer() {
@@ -145,7 +151,7 @@ class KafkaFetchSessionsIT {
             all.add(new TopicPartition(topic, p));
         }
         double incrementalBefore = incrementalFetches();
-        double fullBefore = clusterSum("raftline_fetch_session_requests_total", Map.of("kind", "full"));
+        double fullBefore = sessionFetches("consumer", "full");
         Reads reads = new Reads(false);
         try (KafkaProducer<String, String> producer = producer(); KafkaConsumer<String, String> consumer = consumer(null)) {
             consumer.assign(all);
@@ -184,7 +190,7 @@ class KafkaFetchSessionsIT {
             }, Duration.ofSeconds(60), "every record read");
         }
         // a few full fetches (one per broker it fetches from), the rest incremental
-        double full = clusterSum("raftline_fetch_session_requests_total", Map.of("kind", "full")) - fullBefore;
+        double full = sessionFetches("consumer", "full") - fullBefore;
         double incremental = incrementalFetches() - incrementalBefore;
         assertThat(incremental).as("incremental fetches").isGreaterThanOrEqualTo(10).isGreaterThan(2 * full);
         for (int p = 0; p < PARTITIONS; p++) {
@@ -243,6 +249,34 @@ class KafkaFetchSessionsIT {
             }, Duration.ofSeconds(60), "the first member alone again, everything read");
         }
         assertThat(incrementalFetches() - incrementalBefore).as("incremental fetches").isGreaterThanOrEqualTo(10);
+    }
+
+    /**
+     * Followers replicate over gRPC in fetch sessions with their leaders: acks=all produces to a replication-factor-3
+     * topic complete (the high watermark follows the followers), every replica ends with every record, and the
+     * followers' fetches are incremental, none sessionless.
+     */
+    @Test
+    void followersReplicateInFetchSessions() throws Exception {
+        String topic = "sessions-followers";
+        KAFKA.createTopic(topic, 8, 3);
+        double incrementalBefore = sessionFetches("follower", "incremental");
+        int records = 400;
+        try (KafkaProducer<String, String> producer = producer()) {
+            List<java.util.concurrent.Future<?>> acks = new ArrayList<>();
+            for (int i = 0; i < records; i++) {
+                acks.add(producer.send(new ProducerRecord<>(topic, i % 8, "k" + i, "v" + i)));
+            }
+            for (java.util.concurrent.Future<?> ack : acks) {
+                ack.get(30, TimeUnit.SECONDS);
+            }
+        }
+        TestCluster.await(() -> clusterSum("raftline_log_end_offset", Map.of("topic", topic)) == 3.0 * records,
+            Duration.ofSeconds(60), "every replica with every record");
+        assertThat(sessionFetches("follower", "incremental") - incrementalBefore).as("followers' incremental fetches")
+            .isPositive();
+        assertThat(sessionFetches("follower", "sessionless")).as("followers' sessionless fetches").isZero();
+        assertThat(sessionFetches("follower", "error")).as("followers' refused sessions").isZero();
     }
 
     /**
