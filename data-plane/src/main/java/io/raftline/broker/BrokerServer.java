@@ -20,6 +20,7 @@ import io.raftline.broker.group.GroupCoordinator;
 import io.raftline.broker.group.GroupRpcService;
 import io.raftline.broker.group.OffsetsTopic;
 import io.raftline.broker.kafka.KafkaApis;
+import io.raftline.broker.fetchsession.FetchSessionCache;
 import io.raftline.broker.kafka.KafkaDataApis;
 import io.raftline.broker.kafka.KafkaGroupApis;
 import io.raftline.broker.kafka.KafkaListener;
@@ -52,6 +53,7 @@ import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.security.SecureRandom;
+import java.util.SplittableRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -222,12 +224,16 @@ public final class BrokerServer implements AutoCloseable {
         scheduler.scheduleWithFixedDelay(() -> refreshMetrics(metrics, partitionMetrics), 1, 5, TimeUnit.SECONDS);
         RequestAuthorizer authorizer = requestAuthorizer(config, security, servedImage::current);
         io.raftline.broker.quota.ClientQuotas quotas = new io.raftline.broker.quota.ClientQuotas(servedImage::current, time);
+        // one cache of incremental fetch sessions (KIP-227) for the whole broker; ids from a seeded generator
+        FetchSessionCache fetchSessions = new FetchSessionCache(config.getInt("max.incremental.fetch.session.cache.slots"),
+            time, new SplittableRandom(new SecureRandom().nextLong()));
+        metrics.addFetchSessions(fetchSessions);
         BrokerRpcService service = new BrokerRpcService(replicaManager, metrics, metadata.channel(), producerIds,
             config.originals(), config.getBoolean("auto.create.topics.enable"), servedImage, appliedImage,
             new RequestLimits(config.getInt("produce.stream.max.in.flight.requests"), config.getInt("queued.max.requests"),
                 config.getLong("queued.max.request.bytes"), config.getInt("fetch.stream.max.in.flight.requests"),
                 config.getInt("fetch.max.bytes")), security.broker().identifiesClients() ? security.nodePrincipals() : p -> true,
-            clusterId, authorizer, quotas);
+            clusterId, authorizer, quotas, fetchSessions);
         Gauge.builder("raftline.produce.queued.requests", service, BrokerRpcService::queuedProduceRequests)
             .description("Produce requests this broker holds (read, not answered); at most queued.max.requests")
             .register(registry);
@@ -304,7 +310,7 @@ public final class BrokerServer implements AutoCloseable {
         HostPort kafkaAddress = config.kafkaListener();
         if (kafkaAddress != null) {
             KafkaDataApis kafkaData = new KafkaDataApis(replicaManager, service, config.getInt("fetch.max.bytes"), quotas,
-                metrics);
+                metrics, fetchSessions, authorizer);
             KafkaGroupApis kafkaGroups = new KafkaGroupApis(groupCoordinator, servedImage);
             KafkaApis kafkaApis = new KafkaApis(service, servedImage, clusterId, kafkaData, kafkaGroups, authorizer);
             kafkaListener = KafkaListener.start(kafkaAddress, kafkaApis, service.produceAdmission(), maxRequest,

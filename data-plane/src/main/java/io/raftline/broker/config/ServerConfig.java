@@ -192,6 +192,11 @@ public final class ServerConfig {
             "Fetch requests one consumer or follower connection may have in flight (parked in a long poll included).")
         .define("fetch.max.bytes", INT, 57_671_680, atLeast(1024), "requests",
             "The most record bytes one fetch answer carries, whatever the client asks for.")
+        .define("max.incremental.fetch.session.cache.slots", INT, 1000, atLeast(0), "requests",
+            "Incremental fetch sessions (KIP-227) this broker holds at once, for Kafka consumers and for followers: "
+                + "a session's fetches name only the partitions that changed. Past it a new session evicts a stale or "
+                + "smaller one (a follower's may evict a consumer's), or the fetcher goes on with full fetches; 0: no "
+                + "sessions.")
         .define("max.connections", INT, Integer.MAX_VALUE, atLeast(0), "requests",
             "The most client connections the broker holds at once over broker.listener and kafka.listener together; "
                 + "one past it is closed as it is accepted (Kafka's key).")

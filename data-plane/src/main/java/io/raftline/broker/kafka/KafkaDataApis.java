@@ -1,5 +1,6 @@
 package io.raftline.broker.kafka;
 
+import io.raftline.broker.fetchsession.FetchSessionCache;
 import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
@@ -8,6 +9,7 @@ import io.raftline.broker.replica.TopicPartition;
 import io.raftline.broker.quota.ClientQuotas;
 import io.raftline.common.SystemTime;
 import io.raftline.broker.rpc.BrokerRpcService;
+import io.raftline.broker.security.RequestAuthorizer;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.ListOffsetsRequest;
 import io.raftline.protocol.broker.ListOffsetsResponse;
@@ -41,14 +43,20 @@ public final class KafkaDataApis {
     private final int fetchMaxBytes;
     private final ClientQuotas quotas;
     private final BrokerMetrics metrics;
+    private final FetchSessionCache sessions;
+    /** ACLs, for the partitions a fetch session reads without the request naming them. */
+    private final RequestAuthorizer authorizer;
 
     /**
      * {@code fetchMaxBytes}: the broker's fetch.max.bytes, which caps every answer whatever the client asks;
-     * {@code metrics}: where produce and fetch traffic counts, as the gRPC listener's does (null: not counted).
+     * {@code metrics}: where produce and fetch traffic counts, as the gRPC listener's does (null: not counted);
+     * {@code sessions}: the broker's fetch sessions; {@code authorizer}: the broker's ACLs.
      */
     public KafkaDataApis(ReplicaManager replicaManager, BrokerRpcService service, int fetchMaxBytes, ClientQuotas quotas,
-                         BrokerMetrics metrics) {
+                         BrokerMetrics metrics, FetchSessionCache sessions, RequestAuthorizer authorizer) {
+        this.authorizer = authorizer;
         this.metrics = metrics;
+        this.sessions = sessions;
         this.quotas = quotas;
         this.replicaManager = replicaManager;
         this.service = service;
@@ -162,28 +170,62 @@ public final class KafkaDataApis {
     // Fetch
 
     /**
-     * A consumer's fetch. No incremental fetch sessions yet: every answer says session 0, so clients send full fetches
-     * (KIP-227's fallback). A client naming a session it was never given is told FETCH_SESSION_ID_NOT_FOUND.
+     * A consumer's fetch, in an incremental fetch session when it asks for one (KIP-227, v7+): a full fetch creates
+     * a session, whose id the answer carries; an incremental one names only the partitions whose position or limits
+     * changed and those to forget, reads every partition of the session, and is answered with those that have
+     * something new ({@link FetchSessionCache}). The long poll waits as for a full fetch: on the session's partitions.
+     * A session is the broker's, not the connection's: a client may go on with it on another connection.
      */
     CompletableFuture<ApiMessage> fetch(KafkaRequest request) {
         FetchRequestData fetch = (FetchRequestData) request.body().data();
-        if (fetch.sessionId() != 0) {
-            return CompletableFuture.completedFuture(new FetchResponseData()
-                .setErrorCode(Errors.FETCH_SESSION_ID_NOT_FOUND.code()).setSessionId(0));
-        }
-        List<FetchManager.PartitionFetch> parts = new ArrayList<>();
+        List<FetchManager.PartitionFetch> requested = new ArrayList<>();
         for (FetchRequestData.FetchTopic t : fetch.topics()) {
             for (FetchRequestData.FetchPartition p : t.partitions()) {
-                parts.add(new FetchManager.PartitionFetch(new TopicPartition(t.topic(), p.partition()), p.fetchOffset(),
+                requested.add(new FetchManager.PartitionFetch(new TopicPartition(t.topic(), p.partition()), p.fetchOffset(),
                     p.partitionMaxBytes(), p.currentLeaderEpoch(), p.lastFetchedEpoch()));
             }
         }
-        int maxBytes = fetch.maxBytes() <= 0 ? fetchMaxBytes : Math.min(fetch.maxBytes(), fetchMaxBytes);
+        List<TopicPartition> forgotten = new ArrayList<>();
+        for (FetchRequestData.ForgottenTopic t : fetch.forgottenTopicsData()) {
+            for (int partition : t.partitions()) {
+                forgotten.add(new TopicPartition(t.topic(), partition));
+            }
+        }
         // Always a consumer's fetch: Kafka's followers are not served here.
-        FetchManager.Request ours = new FetchManager.Request(-1, -1, fetch.maxWaitMs(), fetch.minBytes(), maxBytes, parts);
+        FetchSessionCache.Context session = sessions.open(fetch.sessionId(), fetch.sessionEpoch(), false, requested, forgotten);
+        if (session.refusal() != null) {
+            Errors error = session.refusal() == FetchSessionCache.Refusal.FETCH_SESSION_ID_NOT_FOUND
+                ? Errors.FETCH_SESSION_ID_NOT_FOUND : Errors.INVALID_FETCH_SESSION_EPOCH;
+            return CompletableFuture.completedFuture(new FetchResponseData().setErrorCode(error.code())
+                .setSessionId(FetchSessionCache.NO_SESSION));
+        }
+        // The request's own topics were authorized before it got here; a session's other partitions are authorized
+        // at every fetch too (an ACL removed since they were named takes effect; a session's id is no key).
+        Map<TopicPartition, FetchManager.PartitionData> denied = new LinkedHashMap<>();
+        List<FetchManager.PartitionFetch> toRead = session.partitions();
+        if (authorizer.enabled()) {
+            Map<String, Boolean> allowed = new java.util.HashMap<>();
+            toRead = new ArrayList<>();
+            for (FetchManager.PartitionFetch pf : session.partitions()) {
+                if (allowed.computeIfAbsent(pf.tp().topic(), topic -> authorizer.allowed(
+                    io.raftline.protocol.acl.Operation.READ, io.raftline.protocol.acl.ResourceType.TOPIC, topic))) {
+                    toRead.add(pf);
+                } else {
+                    denied.put(pf.tp(), new FetchManager.PartitionData(pf.tp(), new Partition.ReadResult(
+                        ErrorCode.TOPIC_AUTHORIZATION_FAILED, "not authorized to read " + pf.tp().topic(), -1, -1, -1,
+                        null, -1, -1), -1, -1, false));
+                }
+            }
+        }
+        int maxBytes = fetch.maxBytes() <= 0 ? fetchMaxBytes : Math.min(fetch.maxBytes(), fetchMaxBytes);
+        // a refused partition is answered at once, as any error is
+        FetchManager.Request ours = new FetchManager.Request(-1, -1, denied.isEmpty() ? fetch.maxWaitMs() : 0,
+            fetch.minBytes(), maxBytes, toRead);
         long startNs = SystemTime.INSTANCE.nanoseconds();
         RequestTiming timing = RequestTiming.start(metrics, "fetch_consumer", startNs);
-        CompletableFuture<List<FetchManager.PartitionData>> fetched = replicaManager.fetchManager().fetch(ours);
+        CompletableFuture<List<FetchManager.PartitionData>> read = replicaManager.fetchManager().fetch(ours);
+        CompletableFuture<List<FetchManager.PartitionData>> fetched = denied.isEmpty() ? read
+            : read.thenApply(data -> merge(session.partitions(), data, denied));
         long localNs = SystemTime.INSTANCE.nanoseconds() - startNs;
         fetched.whenComplete((data, error) -> timing.done(localNs, data == null ? null
             : data.stream().map(pd -> Map.entry(pd.tp().topic(), pd.result().error())).toList()));
@@ -192,16 +234,29 @@ public final class KafkaDataApis {
             for (FetchManager.PartitionData pd : data) {
                 bytes += pd.result().data() == null ? 0 : pd.result().data().sizeInBytes();
             }
-            return fetchResponse(data, request.version(), metrics)
+            return fetchResponse(sessions.answer(session, data), request.version(), metrics).setSessionId(session.sessionId())
                 .setThrottleTimeMs((int) throttleMs(ClientQuotas.Kind.FETCH, request, bytes, localNs));
         });
         // cancelled when the connection closed: the parked fetch under it is forgotten too
         answer.whenComplete((v, e) -> {
             if (answer.isCancelled()) {
-                fetched.cancel(false);
+                read.cancel(false);
             }
         });
         return answer;
+    }
+
+    /** The read partitions and the refused ones, in the session's order. */
+    private static List<FetchManager.PartitionData> merge(List<FetchManager.PartitionFetch> order,
+                                                          List<FetchManager.PartitionData> read,
+                                                          Map<TopicPartition, FetchManager.PartitionData> denied) {
+        List<FetchManager.PartitionData> out = new ArrayList<>(order.size());
+        int next = 0;
+        for (FetchManager.PartitionFetch pf : order) {
+            FetchManager.PartitionData refused = denied.get(pf.tp());
+            out.add(refused != null ? refused : read.get(next++));
+        }
+        return out;
     }
 
     /**
@@ -216,7 +271,7 @@ public final class KafkaDataApis {
 
     private static FetchResponseData fetchResponse(List<FetchManager.PartitionData> data, short version,
                                                    BrokerMetrics metrics) {
-        FetchResponseData out = new FetchResponseData().setSessionId(0).setErrorCode(Errors.NONE.code());
+        FetchResponseData out = new FetchResponseData().setErrorCode(Errors.NONE.code());
         Map<String, FetchResponseData.FetchableTopicResponse> topics = new LinkedHashMap<>();
         for (FetchManager.PartitionData pd : data) {
             Partition.ReadResult r = pd.result();

@@ -1,11 +1,13 @@
 package io.raftline.broker.metrics;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.MultiGauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
+import io.raftline.broker.fetchsession.FetchSessionCache;
 import io.raftline.broker.group.GroupCoordinator;
 import io.raftline.broker.replica.Partition;
 import io.raftline.broker.replica.ReplicaManager;
@@ -276,6 +278,26 @@ public final class BrokerMetrics {
         Gauge.builder(name, ratio, IdleRatio::value).tag(tag, value)
             .description("Share of the last refresh interval the pool's threads were idle (1: idle, 0: saturated)")
             .register(registry);
+    }
+
+    /** The broker's incremental fetch sessions (KIP-227): how many, their partitions, evictions, fetches by kind. */
+    public void addFetchSessions(FetchSessionCache sessions) {
+        Gauge.builder("raftline.fetch.sessions", sessions, FetchSessionCache::size)
+            .description("Incremental fetch sessions (KIP-227) this broker holds; at most "
+                + "max.incremental.fetch.session.cache.slots").register(registry);
+        Gauge.builder("raftline.fetch.session.partitions", sessions, FetchSessionCache::cachedPartitions)
+            .description("Partitions held over all fetch sessions").register(registry);
+        FunctionCounter.builder("raftline.fetch.session.evictions", sessions, FetchSessionCache::evictions)
+            .description("Fetch sessions evicted to make room for new ones").register(registry);
+        for (boolean followers : new boolean[] {false, true}) {
+            for (FetchSessionCache.Kind kind : FetchSessionCache.Kind.values()) {
+                FunctionCounter.builder("raftline.fetch.session.requests", sessions, s -> s.requests(followers, kind))
+                    .tag("kind", kind.name().toLowerCase(java.util.Locale.ROOT))
+                    .tag("from", followers ? "follower" : "consumer")
+                    .description("Fetches by what they were to the session cache: sessionless, full (creating a session "
+                        + "when a slot is free), incremental, error (an unknown session or a wrong epoch)").register(registry);
+            }
+        }
     }
 
     /** Re-reads the groups coordinated here into the group gauges (partitions: {@link PartitionMetrics}), and the idle ratios. */

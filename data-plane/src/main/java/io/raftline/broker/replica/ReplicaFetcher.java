@@ -58,6 +58,9 @@ final class ReplicaFetcher implements AutoCloseable {
     /** Partitions paused after an error until the metadata moves them (by removing and re-adding). */
     private final Map<TopicPartition, Long> pausedUntilNs = new ConcurrentHashMap<>();
     private final AtomicLong correlation = new AtomicLong();
+    /** This fetcher's session with the leader; only the fetch thread. */
+    private final io.raftline.broker.fetchsession.FollowerFetchSession session =
+        new io.raftline.broker.fetchsession.FollowerFetchSession();
     private final Thread thread;
     private final ManagedChannel channel;
     /** Opened by {@link #close()}: ends every pause of the fetch thread at once. */
@@ -164,15 +167,21 @@ final class ReplicaFetcher implements AutoCloseable {
         }
     }
 
+    /**
+     * Fetches on one stream until it breaks, in a fetch session with the leader (KIP-227): each request goes out with
+     * only what changed since the last one, and is applied against the whole request, which the leader's session
+     * holds. A new stream starts over with a full fetch.
+     */
     private void fetchLoop(StreamObserver<FetchRequest> requests, LinkedBlockingQueue<Object> inbox)
         throws InterruptedException {
+        session.startOver();
         while (running()) {
             FetchRequest request = buildRequest();
             if (request.getPartitionsCount() == 0) {
                 pause(20);
                 continue;
             }
-            requests.onNext(request);
+            requests.onNext(session.toWire(request));
             Object reply = inbox.poll(settings.maxWaitMs() + settings.requestTimeoutMs(), TimeUnit.MILLISECONDS);
             if (reply == null) {
                 throw new IllegalStateException("no fetch response from broker " + leaderId + " in time");
@@ -183,6 +192,7 @@ final class ReplicaFetcher implements AutoCloseable {
             if (!running()) {
                 return;
             }
+            session.onResponse((FetchResponse) reply);
             apply(request, (FetchResponse) reply);
         }
     }

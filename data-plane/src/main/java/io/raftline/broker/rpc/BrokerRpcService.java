@@ -92,8 +92,9 @@ public final class BrokerRpcService extends DataPlaneRpc {
                             ProducerIdManager producerIds, Map<String, String> brokerConfig, boolean autoCreateTopics,
                             ServedImage served, ServedImage applied, RequestLimits limits,
                             java.util.function.Predicate<String> replicaCallers, String clusterId,
-                            RequestAuthorizer authorizer, io.raftline.broker.quota.ClientQuotas quotas) {
-        super(replicaManager, metrics, limits, replicaCallers, authorizer, quotas);
+                            RequestAuthorizer authorizer, io.raftline.broker.quota.ClientQuotas quotas,
+                            io.raftline.broker.fetchsession.FetchSessionCache fetchSessions) {
+        super(replicaManager, metrics, limits, replicaCallers, authorizer, quotas, fetchSessions);
         this.clusterId = clusterId;
         this.served = served;
         this.applied = applied;

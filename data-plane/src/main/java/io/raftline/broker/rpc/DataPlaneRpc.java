@@ -9,6 +9,7 @@ import io.grpc.stub.StreamObserver;
 import io.raftline.broker.log.Log;
 import io.raftline.broker.log.LogChecksum;
 import io.raftline.broker.log.LogException;
+import io.raftline.broker.fetchsession.FetchSessionCache;
 import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.FetchManager;
 import io.raftline.broker.replica.Partition;
@@ -74,14 +75,18 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
 
     /** Client quotas (null: none). */
     private final ClientQuotas quotas;
+    /** The broker's incremental fetch sessions, which followers fetch in (null: every fetch sessionless). */
+    private final FetchSessionCache fetchSessions;
 
     protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics, RequestLimits limits,
                            Predicate<String> replicaCallers) {
-        this(replicaManager, metrics, limits, replicaCallers, RequestAuthorizer.OFF, null);
+        this(replicaManager, metrics, limits, replicaCallers, RequestAuthorizer.OFF, null, null);
     }
 
     protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics, RequestLimits limits,
-                           Predicate<String> replicaCallers, RequestAuthorizer authorizer, ClientQuotas quotas) {
+                           Predicate<String> replicaCallers, RequestAuthorizer authorizer, ClientQuotas quotas,
+                           FetchSessionCache fetchSessions) {
+        this.fetchSessions = fetchSessions;
         this.authorizer = authorizer;
         this.quotas = quotas;
         this.replicaCallers = replicaCallers;
@@ -449,17 +454,39 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                     }
                     return;
                 }
-                long startNs = SystemTime.INSTANCE.nanoseconds();
-                String api = replication ? "fetch_follower" : "fetch_consumer";
-                String principal = quotas == null || replication ? null : TransportSecurity.principal();
-                String clientId = principal == null ? null : TransportSecurity.clientId();
-                metrics.requestStarted(api);
                 List<FetchManager.PartitionFetch> parts = new ArrayList<>(request.getPartitionsCount());
                 for (FetchRequest.FetchPartition p : request.getPartitionsList()) {
                     parts.add(new FetchManager.PartitionFetch(new TopicPartition(p.getTopic(), p.getPartition()),
                         p.getFetchOffset(), p.getPartitionMaxBytes(), p.getCurrentLeaderEpoch(), p.getLastFetchedEpoch(),
                         p.getLogStartOffset()));
                 }
+                // A follower's fetch session: the session's partitions are read, the answer carries what is new.
+                // Consumers over gRPC fetch without one (each fetch names, and is authorized for, all it reads).
+                FetchSessionCache.Context session = null;
+                if (fetchSessions != null && replication && request.hasSessionEpoch()) {
+                    List<TopicPartition> forgotten = request.getForgottenList().stream()
+                        .map(f -> new TopicPartition(f.getTopic(), f.getPartition())).toList();
+                    session = fetchSessions.open(request.getSessionId(), request.getSessionEpoch(), replication, parts,
+                        forgotten);
+                    if (session.refusal() != null) {
+                        send(call, FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId())
+                            .setError(error(ErrorCode.INVALID_REQUEST, "fetch session " + request.getSessionId() + " at epoch "
+                                + request.getSessionEpoch() + ": " + session.refusal())).build());
+                        synchronized (call) {
+                            if (!call.isCancelled()) {
+                                call.request(1);
+                            }
+                        }
+                        return;
+                    }
+                    parts = session.partitions();
+                }
+                FetchSessionCache.Context inSession = session;
+                long startNs = SystemTime.INSTANCE.nanoseconds();
+                String api = replication ? "fetch_follower" : "fetch_consumer";
+                String principal = quotas == null || replication ? null : TransportSecurity.principal();
+                String clientId = principal == null ? null : TransportSecurity.clientId();
+                metrics.requestStarted(api);
                 // fetch.max.bytes caps every answer, whatever the client asked (0 or less asks for no limit).
                 int maxBytes = request.getMaxBytes() <= 0 ? limits.fetchMaxBytes()
                     : Math.min(request.getMaxBytes(), limits.fetchMaxBytes());
@@ -502,7 +529,12 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                         // serialized the response.
                         held = bytes > 0 ? storedBytes.lease(bytes) : null;
                         try {
-                            for (FetchManager.PartitionData pd : data) {
+                            List<FetchManager.PartitionData> answered = data;
+                            if (inSession != null) {
+                                answered = fetchSessions.answer(inSession, data);
+                                b.setSessionId(inSession.sessionId());
+                            }
+                            for (FetchManager.PartitionData pd : answered) {
                                 b.addPartitions(toWire(pd, held, api, replication));
                             }
                             answer = b.build();

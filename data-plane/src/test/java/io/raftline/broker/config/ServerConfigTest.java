@@ -34,6 +34,7 @@ class ServerConfigTest {
         assertThat(config.getInt("message.max.bytes")).isEqualTo(1_048_588);
         assertThat(config.getLong("replica.lag.time.max.ms")).isEqualTo(30_000L);
         assertThat(config.getBoolean("unclean.leader.election.enable")).isFalse();
+        assertThat(config.getInt("max.incremental.fetch.session.cache.slots")).isEqualTo(1000);
         assertThat(config.getLong("log.flush.interval.messages")).isEqualTo(Long.MAX_VALUE);
         assertThat(config.brokerListener()).isEqualTo(new HostPort("0.0.0.0", 9092));
         assertThat(config.isBroker()).isTrue();
@@ -69,6 +70,7 @@ class ServerConfigTest {
         "broker.listener|localhost:99999|invalid value 'localhost:99999' for config key 'broker.listener': port 99999 is out of range 0-65535",
         "quorum.voters|1@a:1,1@b:2|invalid value '1@a:1,1@b:2' for config key 'quorum.voters': voter 1 is listed twice",
         "log.cleanup.policy|delete,keep|invalid value 'delete,keep' for config key 'log.cleanup.policy': 'keep' is not one of delete, compact",
+        "max.incremental.fetch.session.cache.slots|-1|invalid value '-1' for config key 'max.incremental.fetch.session.cache.slots': must be at least 0",
     })
     void badValuesAreRefusedNamingTheKey(String key, String value, String message) {
         Map<String, String> props = minimal();

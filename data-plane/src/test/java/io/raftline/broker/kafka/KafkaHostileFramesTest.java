@@ -89,7 +89,8 @@ class KafkaHostileFramesTest {
         coordinator.startup();
         coordinator.onBecomeLeader(0, 1);
         KafkaApis apis = new KafkaApis(service, served, "fuzz-cluster", new KafkaDataApis(fixture.replicaManager, service,
-            1 << 20, null, null), new KafkaGroupApis(coordinator, served), RequestAuthorizer.OFF);
+            1 << 20, null, null, new io.raftline.broker.fetchsession.FetchSessionCache(16, SystemTime.INSTANCE,
+            new SplittableRandom(SEED)), RequestAuthorizer.OFF), new KafkaGroupApis(coordinator, served), RequestAuthorizer.OFF);
         listener = KafkaListener.start(new HostPort("127.0.0.1", 0), apis, service.produceAdmission(), MAX_FRAME, 16);
     }
 

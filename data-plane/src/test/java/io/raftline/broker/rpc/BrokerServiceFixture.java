@@ -30,7 +30,8 @@ public final class BrokerServiceFixture implements AutoCloseable {
         ProducerIdManager producerIds = new ProducerIdManager(r -> CompletableFuture.failedFuture(
             new IllegalStateException("no controller")), () -> 1, () -> 1);
         service = new BrokerRpcService(fixture.replicaManager, metrics, controller, producerIds, Map.of(), false, served,
-            served, new RequestLimits(5, 20, 1 << 20, 5, 1 << 20), p -> true, "fuzz-cluster", RequestAuthorizer.OFF, null);
+            served, new RequestLimits(5, 20, 1 << 20, 5, 1 << 20), p -> true, "fuzz-cluster", RequestAuthorizer.OFF, null,
+            null);
     }
 
     @Override
