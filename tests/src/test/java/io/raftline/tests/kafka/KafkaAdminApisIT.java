@@ -489,7 +489,10 @@ class KafkaAdminApisIT {
             assertThat(described.get("offsets").get(0).get("partition").asInt()).isEqualTo(1);
             assertThat(described.get("offsets").get(0).get("committed").asLong()).isEqualTo(4);
         } finally {
-            coordinator.start(); // the other tests share this cluster: wait until it is back among the live brokers
+            // the other tests share this cluster: wait until the broker is back and unfenced (registered is not
+            // enough: a topic of replication factor 3 made at once was refused with "2 available brokers")
+            coordinator.start();
+            cluster.awaitReady(Duration.ofSeconds(60));
             eventually(() -> get(admin.describeCluster().nodes()).size() == 3, "broker " + coordinatorId + " back");
         }
     }
@@ -642,6 +645,7 @@ class KafkaAdminApisIT {
             if (!leader.isRunning()) {
                 leader.start(); // the other tests share this cluster
             }
+            cluster.awaitReady(Duration.ofSeconds(60));
         }
 
         // where each epoch ends, from the leader: the first epoch ends at 50, where the second leader began

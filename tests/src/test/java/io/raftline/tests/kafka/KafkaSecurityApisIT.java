@@ -216,6 +216,50 @@ class KafkaSecurityApisIT {
         eventually(() -> !writes(app), "app no longer may write " + TOPIC);
     }
 
+    /**
+     * A consumer reading in an incremental fetch session (KIP-227) is checked on every fetch, not only when its session
+     * was made: once its READ ACL is deleted, its next fetches are refused (TOPIC_AUTHORIZATION_FAILED) although they
+     * no longer name the partition.
+     */
+    @Test
+    void aConsumerInAFetchSessionIsRefusedOnceItsReadAclIsDeleted() throws Exception {
+        addUser(root, "reader", "reader-secret");
+        eventually(() -> authenticates("reader", "reader-secret"), "reader authenticates");
+        AclBinding read = new AclBinding(new ResourcePattern(ResourceType.TOPIC, TOPIC, PatternType.LITERAL),
+            new AccessControlEntry("User:reader", "*", AclOperation.READ, AclPermissionType.ALLOW));
+        get(root.createAcls(List.of(read)).all());
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(as("root", "root-secret"), new StringSerializer(),
+            new StringSerializer())) {
+            producer.send(new ProducerRecord<>(TOPIC, 0, "k", "before")).get(30, TimeUnit.SECONDS);
+        }
+        org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(TOPIC, 0);
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<String, String> consumer =
+                 new org.apache.kafka.clients.consumer.KafkaConsumer<>(as("reader", "reader-secret"),
+                     new org.apache.kafka.common.serialization.StringDeserializer(),
+                     new org.apache.kafka.common.serialization.StringDeserializer())) {
+            consumer.assign(List.of(tp));
+            consumer.seekToBeginning(List.of(tp));
+            List<String> values = new java.util.ArrayList<>();
+            eventually(() -> {
+                consumer.poll(Duration.ofMillis(200)).forEach(r -> values.add(r.value()));
+                return values.contains("before");
+            }, "reader reads " + TOPIC);
+            // a few more fetches: the session is made and the fetches are incremental
+            for (int i = 0; i < 3; i++) {
+                consumer.poll(Duration.ofMillis(200));
+            }
+            get(root.deleteAcls(List.of(read.toFilter())).all());
+            eventually(() -> {
+                try {
+                    consumer.poll(Duration.ofMillis(200));
+                    return false;
+                } catch (TopicAuthorizationException e) {
+                    return e.unauthorizedTopics().contains(TOPIC);
+                }
+            }, "reader refused on " + TOPIC + " once its ACL is gone");
+        }
+    }
+
     // ---------------------------------------------------------------------------------------------------------
     // Client quotas
 
