@@ -267,6 +267,14 @@ class AclIT {
         ok(cli.runWithInput("s1\ns2\ns3\n", "produce", "--topic", "acl-session", "--command-config", admin));
         ok(as(admin, "acls", "add", "--allow-principal", "User:app", "--operation", "read", "--operation", "describe",
             "--topic", "acl-session"));
+        for (int id = 1; id <= 3; id++) {
+            ManagedChannel ch = mtls(cluster.node(id).brokerPort());
+            try {
+                TestCluster.await(() -> topicError(ch, "acl-session") == ErrorCode.NONE, SETTLE, "the ACLs applied");
+            } finally {
+                ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
         java.util.Properties props = new java.util.Properties();
         try (java.io.Reader r = Files.newBufferedReader(Path.of(app))) {
             props.load(r);
