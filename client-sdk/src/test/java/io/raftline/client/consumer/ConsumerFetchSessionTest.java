@@ -153,6 +153,36 @@ class ConsumerFetchSessionTest {
     }
 
     @Test
+    void aPartitionLeftOutForItsFullBufferDoesNotWaitOutALongPollOfTheOthers() throws Exception {
+        cluster.enableFetchSessions();
+        Map<String, Object> config = Map.of("bootstrap.servers", cluster.bootstrap(), "linger.ms", 60_000);
+        try (RaftlineProducer<String, String> p = new RaftlineProducer<>(config, new StringSerializer(), new StringSerializer())) {
+            for (int i = 0; i < 200; i++) {
+                p.send(new ProducerRecord<>("many", 0, "k", "0:" + i));
+                if (i % 10 == 9) {
+                    p.flush();
+                }
+            }
+        }
+        Map<String, Object> m = new HashMap<>();
+        m.put("bootstrap.servers", cluster.bootstrap());
+        m.put("fetch.max.wait.ms", 30_000);
+        m.put("auto.offset.reset", "earliest");
+        m.put("max.partition.fetch.bytes", 1);
+        m.put("max.poll.records", 1);
+        Map<Integer, List<Long>> reads = new HashMap<>();
+        try (RaftlineConsumer<String, String> c = new RaftlineConsumer<>(m, new StringDeserializer(), new StringDeserializer())) {
+            c.assign(all);
+            // one batch (10 records) per answer, one record per poll: partition 0's buffer fills while its broker's
+            // other partitions (2, 4, 6) have nothing; a parked fetch of theirs would hold partition 0 back for 30 s
+            readUpTo(c, reads, 0, 200);
+        }
+        List<FetchRequest> leavingOut = cluster.fetchWire().stream().filter(r -> forgets(r, 0)).toList();
+        assertThat(leavingOut).as("fetches forgetting partition 0 while it is buffered full").isNotEmpty()
+            .allMatch(r -> r.getMaxWaitMs() == 0);
+    }
+
+    @Test
     void aRefusedSessionStartsOverWithAFullFetchAndLosesNothing() throws Exception {
         cluster.enableFetchSessions();
         Map<Integer, List<Long>> reads = new HashMap<>();

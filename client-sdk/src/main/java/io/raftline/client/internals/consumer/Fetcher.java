@@ -193,6 +193,8 @@ public final class Fetcher<K, V> {
     public int sendFetches() {
         Cluster cluster = metadata.cluster();
         Map<Node, List<TopicPartition>> byNode = new LinkedHashMap<>();
+        // brokers leading a partition left out for its full buffer: their fetch must not park (see send)
+        Set<Integer> heldBack = new HashSet<>();
         boolean unknownLeader = false;
         long budget = Math.max(1, settings.maxBytes());
         long nowMs = time.hiResMilliseconds();
@@ -202,6 +204,10 @@ public final class Fetcher<K, V> {
             }
             ArrayDeque<Cursor> queue = cursors.get(tp);
             if (queue != null && (queue.size() >= PREFETCH_DEPTH || queue.peekLast().endOffset < 0)) {
+                Node leader = cluster.leaderFor(tp);
+                if (leader != null) {
+                    heldBack.add(leader.id());
+                }
                 continue;
             }
             Node leader = cluster.leaderFor(tp);
@@ -223,7 +229,7 @@ public final class Fetcher<K, V> {
             metadata.requestUpdate();
         }
         for (Map.Entry<Node, List<TopicPartition>> e : byNode.entrySet()) {
-            send(e.getKey(), e.getValue(), cluster);
+            send(e.getKey(), e.getValue(), cluster, heldBack.contains(e.getKey().id()));
         }
         return byNode.size();
     }
@@ -233,8 +239,17 @@ public final class Fetcher<K, V> {
             .setMinBytes(settings.minBytes()).setMaxBytes(settings.maxBytes());
     }
 
-    private void send(Node node, List<TopicPartition> partitions, Cluster cluster) {
+    /**
+     * {@code noWait}: a partition of this broker was left out because its buffer is full; the fetch is answered at
+     * once rather than parked (up to {@code fetch.max.wait.ms}) on the others, so that the partition, once the
+     * application has drained it, goes in the next fetch without waiting for this one (one fetch per broker at a
+     * time). This costs at most one fetch per poll: a full buffer means poll returns records at once.
+     */
+    private void send(Node node, List<TopicPartition> partitions, Cluster cluster, boolean noWait) {
         FetchRequest.Builder request = base();
+        if (noWait) {
+            request.setMaxWaitMs(0);
+        }
         Map<TopicPartition, Long> offsets = new HashMap<>();
         for (TopicPartition tp : partitions) {
             long position = nextFetchOffset(tp);
