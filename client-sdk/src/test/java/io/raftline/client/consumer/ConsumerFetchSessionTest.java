@@ -198,11 +198,16 @@ class ConsumerFetchSessionTest {
             produce(1, 10, 20);
             readUpTo(c, reads, 0, 20);
             readUpTo(c, reads, 1, 20);
+            // every broker's session made again (a fetch parked before the drop may first be answered in it)
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (cluster.fetchSessionCount() < 2 && System.nanoTime() < deadline) {
+                assertThat(c.poll(Duration.ofMillis(50)).isEmpty()).isTrue();
+            }
+            assertThat(cluster.fetchSessionCount()).isEqualTo(2);
             List<FetchRequest> after = cluster.fetchWire().subList(mark, cluster.fetchWire().size());
-            // a full fetch naming the lost session (epoch 0 closes it) and every partition of that broker
+            // refused, then a full fetch naming the lost session (epoch 0 closes it) and every partition of its broker
             assertThat(after).filteredOn(r -> full(r) && r.getSessionId() != 0).hasSize(2)
                 .allMatch(r -> r.getPartitionsCount() == PARTITIONS / 2);
-            assertThat(cluster.fetchSessionCount()).isEqualTo(2);
         }
     }
 

@@ -89,7 +89,9 @@ public final class Fetcher<K, V> {
     /** Answers buffered per partition (the one being handed out and the ones fetched ahead of it). */
     public static final int PREFETCH_DEPTH = 2;
 
-    private record Completed(int nodeId, Map<TopicPartition, Long> fetchOffsets, FetchResponse response, Throwable error) {
+    /** An answered (or failed) fetch, with the session it was built in. */
+    private record Completed(int nodeId, FetchSessionBuilder session, Map<TopicPartition, Long> fetchOffsets,
+                             FetchResponse response, Throwable error) {
     }
 
     /** The fetch session with one broker (polling thread only). */
@@ -270,8 +272,9 @@ public final class Fetcher<K, V> {
         LOG.debug("fetch {} from broker {} in session {} ({} named, {} forgotten)", offsets, node.id(),
             wire.getSessionId(), wire.getPartitionsCount(), wire.getForgottenCount());
         long timeoutMs = settings.requestTimeoutMs() + (long) settings.maxWaitMs();
+        FetchSessionBuilder builder = session.builder;
         pool.get(node).fetch(wire.toBuilder(), timeoutMs).whenComplete((response, error) -> {
-            completed.add(new Completed(node.id(), offsets, response, error));
+            completed.add(new Completed(node.id(), builder, offsets, response, error));
             synchronized (signal) {
                 signal.notifyAll();
             }
@@ -420,7 +423,8 @@ public final class Fetcher<K, V> {
 
     private void handle(Completed c) {
         BrokerSession session = sessions.get(c.nodeId());
-        if (session != null && session.builder.inFlight()) {
+        // (a session replaced meanwhile, or closed, has nothing in flight to apply this to)
+        if (session != null && session.builder == c.session() && session.builder.inFlight()) {
             if (c.error() != null) {
                 session.builder.startOver();
             } else {
