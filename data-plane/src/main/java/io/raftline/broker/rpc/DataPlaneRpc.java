@@ -468,6 +468,11 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 // A fetch session (a follower's or a consumer's): the session's partitions are read, the answer
                 // carries what is new. Without session_epoch (older clients) the fetch is sessionless.
                 FetchSessionCache.Context session = null;
+                if (fetchSessions != null && !inSessions) {
+                    // counted as the sessionless fetch it is (session 0, epoch -1); nothing else changes
+                    fetchSessions.open(FetchSessionCache.NO_SESSION, FetchSessionCache.FINAL_EPOCH, replication, List.of(),
+                        List.of());
+                }
                 if (inSessions) {
                     List<TopicPartition> forgotten = request.getForgottenList().stream()
                         .map(f -> new TopicPartition(f.getTopic(), f.getPartition())).toList();
