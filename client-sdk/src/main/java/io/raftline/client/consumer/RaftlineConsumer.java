@@ -740,6 +740,13 @@ public class RaftlineConsumer<K, V> implements Consumer<K, V> {
             }
         } finally {
             closed = true;
+            // the brokers free this consumer's fetch sessions at once (bounded: a dead broker ages them out itself)
+            try {
+                fetcher.close(Math.min(Math.max(0, timeout.toMillis()),
+                    requestTimeoutMs));
+            } catch (RuntimeException e) {
+                LOG.debug("closing fetch sessions failed: {}", e.toString());
+            }
             try {
                 interceptors.forEach(ConsumerInterceptor::close);
                 keyDeserializer.close();

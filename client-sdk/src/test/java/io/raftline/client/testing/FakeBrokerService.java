@@ -129,7 +129,13 @@ final class FakeBrokerService extends BrokerServiceGrpc.BrokerServiceImplBase {
         return new StreamObserver<>() {
             @Override
             public void onNext(FetchRequest request) {
-                answerFetch(request, out, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.getMaxWaitMs()));
+                c.fetchWire.add(request);
+                long deadlineNs = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(request.getMaxWaitMs());
+                if (!c.fetchSessionsEnabled || !request.hasSessionEpoch()) {
+                    answerFetch(request, out, deadlineNs, r -> r);
+                    return;
+                }
+                inSession(request, out, deadlineNs);
             }
 
             @Override
@@ -145,18 +151,89 @@ final class FakeBrokerService extends BrokerServiceGrpc.BrokerServiceImplBase {
         };
     }
 
+    private static String key(String topic, int partition) {
+        return topic + "-" + partition;
+    }
+
+    /**
+     * A fetch in a session, by KIP-227's rules (as the broker's FetchSessionCache keeps them, simplified): epoch 0
+     * makes a session of the named partitions (closing the one named), -1 closes it; an incremental fetch must carry
+     * the session's epoch, updates what it names, drops what it forgets, reads every partition of the session and is
+     * answered with those that have records, an error or a new high watermark.
+     */
+    private void inSession(FetchRequest request, StreamObserver<FetchResponse> out, long deadlineNs) {
+        FakeCluster.FakeSession session;
+        FetchRequest toRead;
+        int id;
+        synchronized (c) {
+            int epoch = request.getSessionEpoch();
+            if (epoch == 0 || epoch == -1) {
+                c.fetchSessions.remove(request.getSessionId());
+                if (epoch == -1) {
+                    answerFetch(request, out, deadlineNs, r -> r);
+                    return;
+                }
+                id = c.nextSessionId++;
+                session = new FakeCluster.FakeSession();
+                for (FetchRequest.FetchPartition p : request.getPartitionsList()) {
+                    session.partitions.put(key(p.getTopic(), p.getPartition()), p);
+                }
+                c.fetchSessions.put(id, session);
+                toRead = request;
+            } else {
+                id = request.getSessionId();
+                session = c.fetchSessions.get(id);
+                ErrorCode refusal = session == null ? ErrorCode.FETCH_SESSION_ID_NOT_FOUND
+                    : session.epoch != epoch ? ErrorCode.INVALID_FETCH_SESSION_EPOCH : ErrorCode.NONE;
+                if (refusal != ErrorCode.NONE) {
+                    synchronized (out) {
+                        out.onNext(FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId())
+                            .setError(FakeCluster.error(refusal, "session " + id + " epoch " + epoch)).build());
+                    }
+                    return;
+                }
+                session.epoch++;
+                for (FetchRequest.FetchPartition p : request.getPartitionsList()) {
+                    session.partitions.put(key(p.getTopic(), p.getPartition()), p);
+                    session.sentHighWatermark.remove(key(p.getTopic(), p.getPartition()));
+                }
+                for (FetchRequest.ForgottenPartition f : request.getForgottenList()) {
+                    session.partitions.remove(key(f.getTopic(), f.getPartition()));
+                    session.sentHighWatermark.remove(key(f.getTopic(), f.getPartition()));
+                }
+                toRead = request.toBuilder().clearPartitions().addAllPartitions(session.partitions.values()).build();
+            }
+        }
+        FakeCluster.FakeSession s = session;
+        answerFetch(toRead, out, deadlineNs, response -> {
+            FetchResponse.Builder b = response.toBuilder().setSessionId(id).clearPartitions();
+            synchronized (c) {
+                for (FetchResponse.PartitionData pd : response.getPartitionsList()) {
+                    Long sent = s.sentHighWatermark.put(key(pd.getTopic(), pd.getPartition()), pd.getHighWatermark());
+                    if (!pd.getRecords().isEmpty() || pd.getError().getCode() != ErrorCode.NONE || sent == null
+                        || sent != pd.getHighWatermark()) {
+                        b.addPartitions(pd);
+                    }
+                }
+            }
+            return b.build();
+        });
+    }
+
     /** Answers when min_bytes are there or max_wait passed, re-checking every few ms (a simple long poll). */
-    private void answerFetch(FetchRequest request, StreamObserver<FetchResponse> out, long deadlineNs) {
+    private void answerFetch(FetchRequest request, StreamObserver<FetchResponse> out, long deadlineNs,
+                             java.util.function.UnaryOperator<FetchResponse> answer) {
         FetchResponse response = handleFetch(request);
         int bytes = response.getPartitionsList().stream().mapToInt(p -> p.getRecords().size()).sum();
         boolean anyError = response.getPartitionsList().stream().anyMatch(p -> p.getError().getCode() != ErrorCode.NONE);
         if (bytes >= Math.max(1, request.getMinBytes()) || anyError || System.nanoTime() >= deadlineNs) {
+            FetchResponse answered = answer.apply(response);
             synchronized (out) {
-                out.onNext(response);
+                out.onNext(answered);
             }
             return;
         }
-        c.scheduler.schedule(() -> answerFetch(request, out, deadlineNs), 5, TimeUnit.MILLISECONDS);
+        c.scheduler.schedule(() -> answerFetch(request, out, deadlineNs, answer), 5, TimeUnit.MILLISECONDS);
     }
 
     private FetchResponse handleFetch(FetchRequest request) {

@@ -5,6 +5,7 @@ import io.grpc.Server;
 import io.grpc.netty.NettyServerBuilder;
 import io.raftline.protocol.Error;
 import io.raftline.protocol.ErrorCode;
+import io.raftline.protocol.broker.FetchRequest;
 import io.raftline.protocol.HostPort;
 import io.raftline.protocol.broker.BrokerInfo;
 import io.raftline.protocol.broker.LeaderHint;
@@ -195,6 +196,42 @@ public final class FakeCluster implements AutoCloseable {
 
     public int metadataRequests() {
         return metadataRequests.get();
+    }
+
+    // ---- fetch sessions (KIP-227), off unless enabled: a broker without them answers session 0 ----
+
+    /** A broker's fetch session: its next epoch and the partitions it reads, with the high watermark last sent. */
+    static final class FakeSession {
+        int epoch = 1;
+        final Map<String, FetchRequest.FetchPartition> partitions = new LinkedHashMap<>();
+        final Map<String, Long> sentHighWatermark = new java.util.HashMap<>();
+    }
+
+    volatile boolean fetchSessionsEnabled;
+    /** Sessions by id (ids unique over all brokers). */
+    final Map<Integer, FakeSession> fetchSessions = new java.util.HashMap<>();
+    int nextSessionId = 100;
+    /** Every fetch request as it came over the wire, in order. */
+    final List<FetchRequest> fetchWire = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /** From now on the brokers keep incremental fetch sessions, as a Raftline broker does. */
+    public void enableFetchSessions() {
+        fetchSessionsEnabled = true;
+    }
+
+    /** The brokers forget every session (as after a restart): the next incremental fetches are refused. */
+    public synchronized void dropFetchSessions() {
+        fetchSessions.clear();
+    }
+
+    /** Sessions the brokers hold. */
+    public synchronized int fetchSessionCount() {
+        return fetchSessions.size();
+    }
+
+    /** Every fetch request received so far, as sent. */
+    public List<FetchRequest> fetchWire() {
+        return List.copyOf(fetchWire);
     }
 
     synchronized ErrorCode nextAdminError() {

@@ -6,6 +6,7 @@ import io.raftline.broker.replica.Partition;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.broker.replica.TopicPartition;
 import io.raftline.common.Time;
+import io.raftline.fetchsession.FetchSessionBuilder;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.Collection;
@@ -53,9 +54,9 @@ public final class FetchSessionCache {
     /** How long a session is safe from eviction after its creation, and how long unused before it is stale. */
     public static final long EVICTION_MS = 120_000;
 
-    public static final int NO_SESSION = 0;
-    public static final int INITIAL_EPOCH = 0;
-    public static final int FINAL_EPOCH = -1;
+    public static final int NO_SESSION = FetchSessionBuilder.NO_SESSION;
+    public static final int INITIAL_EPOCH = FetchSessionBuilder.INITIAL_EPOCH;
+    public static final int FINAL_EPOCH = FetchSessionBuilder.FINAL_EPOCH;
 
     /** What a fetch request is, for the session layer. */
     public enum Kind { SESSIONLESS, FULL, INCREMENTAL, ERROR }
@@ -322,7 +323,7 @@ public final class FetchSessionCache {
     }
 
     static int nextEpoch(int epoch) {
-        return epoch == Integer.MAX_VALUE ? 1 : epoch + 1;
+        return FetchSessionBuilder.nextEpoch(epoch);
     }
 
     /** Sessions held now. */

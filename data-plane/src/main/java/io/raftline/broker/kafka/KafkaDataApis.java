@@ -10,6 +10,7 @@ import io.raftline.broker.quota.ClientQuotas;
 import io.raftline.common.SystemTime;
 import io.raftline.broker.rpc.BrokerRpcService;
 import io.raftline.broker.security.RequestAuthorizer;
+import io.raftline.broker.fetchsession.AuthorizedReads;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.ListOffsetsRequest;
 import io.raftline.protocol.broker.ListOffsetsResponse;
@@ -201,31 +202,16 @@ public final class KafkaDataApis {
         }
         // The request's own topics were authorized before it got here; a session's other partitions are authorized
         // at every fetch too (an ACL removed since they were named takes effect; a session's id is no key).
-        Map<TopicPartition, FetchManager.PartitionData> denied = new LinkedHashMap<>();
-        List<FetchManager.PartitionFetch> toRead = session.partitions();
-        if (authorizer.enabled()) {
-            Map<String, Boolean> allowed = new java.util.HashMap<>();
-            toRead = new ArrayList<>();
-            for (FetchManager.PartitionFetch pf : session.partitions()) {
-                if (allowed.computeIfAbsent(pf.tp().topic(), topic -> authorizer.allowed(
-                    io.raftline.protocol.acl.Operation.READ, io.raftline.protocol.acl.ResourceType.TOPIC, topic))) {
-                    toRead.add(pf);
-                } else {
-                    denied.put(pf.tp(), new FetchManager.PartitionData(pf.tp(), new Partition.ReadResult(
-                        ErrorCode.TOPIC_AUTHORIZATION_FAILED, "not authorized to read " + pf.tp().topic(), -1, -1, -1,
-                        null, -1, -1), -1, -1, false));
-                }
-            }
-        }
+        AuthorizedReads reads = AuthorizedReads.of(authorizer, session.partitions());
         int maxBytes = fetch.maxBytes() <= 0 ? fetchMaxBytes : Math.min(fetch.maxBytes(), fetchMaxBytes);
         // a refused partition is answered at once, as any error is
-        FetchManager.Request ours = new FetchManager.Request(-1, -1, denied.isEmpty() ? fetch.maxWaitMs() : 0,
-            fetch.minBytes(), maxBytes, toRead);
+        FetchManager.Request ours = new FetchManager.Request(-1, -1, reads.anyDenied() ? 0 : fetch.maxWaitMs(),
+            fetch.minBytes(), maxBytes, reads.toRead());
         long startNs = SystemTime.INSTANCE.nanoseconds();
         RequestTiming timing = RequestTiming.start(metrics, "fetch_consumer", startNs);
         CompletableFuture<List<FetchManager.PartitionData>> read = replicaManager.fetchManager().fetch(ours);
-        CompletableFuture<List<FetchManager.PartitionData>> fetched = denied.isEmpty() ? read
-            : read.thenApply(data -> merge(session.partitions(), data, denied));
+        CompletableFuture<List<FetchManager.PartitionData>> fetched = reads.anyDenied() ? read.thenApply(reads::merge)
+            : read;
         long localNs = SystemTime.INSTANCE.nanoseconds() - startNs;
         fetched.whenComplete((data, error) -> timing.done(localNs, data == null ? null
             : data.stream().map(pd -> Map.entry(pd.tp().topic(), pd.result().error())).toList()));
@@ -244,19 +230,6 @@ public final class KafkaDataApis {
             }
         });
         return answer;
-    }
-
-    /** The read partitions and the refused ones, in the session's order. */
-    private static List<FetchManager.PartitionData> merge(List<FetchManager.PartitionFetch> order,
-                                                          List<FetchManager.PartitionData> read,
-                                                          Map<TopicPartition, FetchManager.PartitionData> denied) {
-        List<FetchManager.PartitionData> out = new ArrayList<>(order.size());
-        int next = 0;
-        for (FetchManager.PartitionFetch pf : order) {
-            FetchManager.PartitionData refused = denied.get(pf.tp());
-            out.add(refused != null ? refused : read.get(next++));
-        }
-        return out;
     }
 
     /**

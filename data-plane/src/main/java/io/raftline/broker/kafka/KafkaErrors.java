@@ -78,6 +78,8 @@ public final class KafkaErrors {
         TABLE.put(ErrorCode.UNSUPPORTED_SASL_MECHANISM, Errors.UNSUPPORTED_SASL_MECHANISM);
         TABLE.put(ErrorCode.RESOURCE_NOT_FOUND, Errors.RESOURCE_NOT_FOUND);
         TABLE.put(ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, Errors.GROUP_SUBSCRIBED_TO_TOPIC);
+        TABLE.put(ErrorCode.FETCH_SESSION_ID_NOT_FOUND, Errors.FETCH_SESSION_ID_NOT_FOUND);
+        TABLE.put(ErrorCode.INVALID_FETCH_SESSION_EPOCH, Errors.INVALID_FETCH_SESSION_EPOCH);
     }
 
     private KafkaErrors() {

@@ -59,8 +59,7 @@ final class ReplicaFetcher implements AutoCloseable {
     private final Map<TopicPartition, Long> pausedUntilNs = new ConcurrentHashMap<>();
     private final AtomicLong correlation = new AtomicLong();
     /** This fetcher's session with the leader; only the fetch thread. */
-    private final io.raftline.broker.fetchsession.FollowerFetchSession session =
-        new io.raftline.broker.fetchsession.FollowerFetchSession();
+    private final io.raftline.fetchsession.FetchSessionBuilder session = new io.raftline.fetchsession.FetchSessionBuilder();
     private final Thread thread;
     private final ManagedChannel channel;
     /** Opened by {@link #close()}: ends every pause of the fetch thread at once. */

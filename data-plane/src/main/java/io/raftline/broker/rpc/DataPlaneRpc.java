@@ -9,6 +9,7 @@ import io.grpc.stub.StreamObserver;
 import io.raftline.broker.log.Log;
 import io.raftline.broker.log.LogChecksum;
 import io.raftline.broker.log.LogException;
+import io.raftline.broker.fetchsession.AuthorizedReads;
 import io.raftline.broker.fetchsession.FetchSessionCache;
 import io.raftline.broker.metrics.BrokerMetrics;
 import io.raftline.broker.replica.FetchManager;
@@ -75,7 +76,7 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
 
     /** Client quotas (null: none). */
     private final ClientQuotas quotas;
-    /** The broker's incremental fetch sessions, which followers fetch in (null: every fetch sessionless). */
+    /** The broker's incremental fetch sessions, which followers and consumers fetch in (null: every fetch sessionless). */
     private final FetchSessionCache fetchSessions;
 
     protected DataPlaneRpc(ReplicaManager replicaManager, BrokerMetrics metrics, RequestLimits limits,
@@ -440,8 +441,12 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                     return;
                 }
                 boolean replication = request.getReplicaId() >= 0;
+                boolean inSessions = fetchSessions != null && request.hasSessionEpoch();
+                // A consumer's fetch in a session is authorized partition by partition below, over all the session
+                // reads (AuthorizedReads, as the Kafka listener does); a sessionless one is refused whole.
                 io.raftline.protocol.Error denied = !authorizer.enabled() ? null : replication
                     ? authorizer.checkCluster(Operation.CLUSTER_ACTION)
+                    : inSessions ? null
                     : authorizer.checkAll(Operation.READ, ResourceType.TOPIC,
                         request.getPartitionsList().stream().map(FetchRequest.FetchPartition::getTopic).distinct().toList());
                 if (denied != null) {
@@ -460,17 +465,24 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                         p.getFetchOffset(), p.getPartitionMaxBytes(), p.getCurrentLeaderEpoch(), p.getLastFetchedEpoch(),
                         p.getLogStartOffset()));
                 }
-                // A follower's fetch session: the session's partitions are read, the answer carries what is new.
-                // Consumers over gRPC fetch without one (each fetch names, and is authorized for, all it reads).
+                // A fetch session (a follower's or a consumer's): the session's partitions are read, the answer
+                // carries what is new. Without session_epoch (older clients) the fetch is sessionless.
                 FetchSessionCache.Context session = null;
-                if (fetchSessions != null && replication && request.hasSessionEpoch()) {
+                if (fetchSessions != null && !inSessions) {
+                    // counted as the sessionless fetch it is (session 0, epoch -1); nothing else changes
+                    fetchSessions.open(FetchSessionCache.NO_SESSION, FetchSessionCache.FINAL_EPOCH, replication, List.of(),
+                        List.of());
+                }
+                if (inSessions) {
                     List<TopicPartition> forgotten = request.getForgottenList().stream()
                         .map(f -> new TopicPartition(f.getTopic(), f.getPartition())).toList();
                     session = fetchSessions.open(request.getSessionId(), request.getSessionEpoch(), replication, parts,
                         forgotten);
                     if (session.refusal() != null) {
+                        ErrorCode refusal = session.refusal() == FetchSessionCache.Refusal.FETCH_SESSION_ID_NOT_FOUND
+                            ? ErrorCode.FETCH_SESSION_ID_NOT_FOUND : ErrorCode.INVALID_FETCH_SESSION_EPOCH;
                         send(call, FetchResponse.newBuilder().setCorrelationId(request.getCorrelationId())
-                            .setError(error(ErrorCode.INVALID_REQUEST, "fetch session " + request.getSessionId() + " at epoch "
+                            .setError(error(refusal, "fetch session " + request.getSessionId() + " at epoch "
                                 + request.getSessionEpoch() + ": " + session.refusal())).build());
                         synchronized (call) {
                             if (!call.isCancelled()) {
@@ -490,17 +502,22 @@ public abstract class DataPlaneRpc extends BrokerServiceGrpc.BrokerServiceImplBa
                 // fetch.max.bytes caps every answer, whatever the client asked (0 or less asks for no limit).
                 int maxBytes = request.getMaxBytes() <= 0 ? limits.fetchMaxBytes()
                     : Math.min(request.getMaxBytes(), limits.fetchMaxBytes());
+                // every partition a consumer's session reads, authorized now; a refused one is answered at once
+                AuthorizedReads reads = inSession == null || replication ? null : AuthorizedReads.of(authorizer, parts);
+                boolean anyDenied = reads != null && reads.anyDenied();
                 FetchManager.Request fetch = new FetchManager.Request(request.getReplicaId(), request.getReplicaEpoch(),
-                    request.getMaxWaitMs(), request.getMinBytes(), maxBytes, parts);
-                CompletableFuture<List<FetchManager.PartitionData>> fetched = replicaManager.fetchManager().fetch(fetch);
-                parked.add(fetched);
+                    anyDenied ? 0 : request.getMaxWaitMs(), request.getMinBytes(), maxBytes,
+                    reads == null ? parts : reads.toRead());
+                CompletableFuture<List<FetchManager.PartitionData>> read = replicaManager.fetchManager().fetch(fetch);
+                parked.add(read);
                 if (call.isCancelled()) {
-                    fetched.cancel(false);
+                    read.cancel(false);
                 }
+                CompletableFuture<List<FetchManager.PartitionData>> fetched = anyDenied ? read.thenApply(reads::merge) : read;
                 long localDoneNs = SystemTime.INSTANCE.nanoseconds();
                 fetched.whenComplete((data, err) -> {
-                    parked.remove(fetched);
-                    if (fetched.isCancelled()) {
+                    parked.remove(read);
+                    if (read.isCancelled()) {
                         metrics.requestDone(api);
                         return;
                     }

@@ -34,7 +34,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Incremental fetch sessions (KIP-227) on the Kafka listener: kafka-clients' consumer of many partitions fetches in a
  * session (each fetch names only what changed, each answer only what is new), reads every record once and in order
  * while the set it fetches changes, and a session outlives the connection it was made on. Followers replicate in
- * sessions of the same cache.
+ * sessions of the same cache, and so does the SDK's consumer over gRPC.
  */
 @Timeout(300)
 class KafkaFetchSessionsIT {
@@ -113,16 +113,20 @@ class KafkaFetchSessionsIT {
         }
 
         void add(ConsumerRecord<String, String> r) {
-            List<Long> seen = offsets.computeIfAbsent(r.partition(), p -> new ArrayList<>());
+            add(r.partition(), r.offset(), r.value());
+        }
+
+        void add(int partition, long offset, String value) {
+            List<Long> seen = offsets.computeIfAbsent(partition, p -> new ArrayList<>());
             long expected = seen.isEmpty() ? 0 : seen.get(seen.size() - 1) + 1;
             if (rereadAllowed) {
-                assertThat(r.offset()).as("partition %d: no record skipped after %s", r.partition(), expected - 1)
+                assertThat(offset).as("partition %d: no record skipped after %s", partition, expected - 1)
                     .isLessThanOrEqualTo(expected);
             } else {
-                assertThat(r.offset()).as("partition %d read once, in order", r.partition()).isEqualTo(expected);
+                assertThat(offset).as("partition %d read once, in order", partition).isEqualTo(expected);
             }
-            assertThat(r.value()).isEqualTo(r.partition() + ":" + r.offset());
-            seen.add(r.offset());
+            assertThat(value).isEqualTo(partition + ":" + offset);
+            seen.add(offset);
         }
 
         long distinct(int partition) {
@@ -190,6 +194,91 @@ class KafkaFetchSessionsIT {
             }, Duration.ofSeconds(60), "every record read");
         }
         // a few full fetches (one per broker it fetches from), the rest incremental
+        double full = sessionFetches("consumer", "full") - fullBefore;
+        double incremental = incrementalFetches() - incrementalBefore;
+        assertThat(incremental).as("incremental fetches").isGreaterThanOrEqualTo(10).isGreaterThan(2 * full);
+        for (int p = 0; p < PARTITIONS; p++) {
+            int partition = p;
+            boolean written = java.util.Arrays.stream(WRITTEN).anyMatch(w -> w == partition);
+            assertThat(reads.distinct(p)).as("partition %d", p).isEqualTo(written ? 150 : 0);
+        }
+    }
+
+    private static void pollInto(io.raftline.client.consumer.RaftlineConsumer<String, String> consumer, Reads reads) {
+        for (io.raftline.client.consumer.ConsumerRecord<String, String> r : consumer.poll(Duration.ofMillis(100))) {
+            reads.add(r.partition(), r.offset(), r.value());
+        }
+    }
+
+    /**
+     * The SDK's consumer over gRPC fetches in sessions of the same cache: holding 64 partitions while a producer writes
+     * to 4, it reads every record once and in order with incremental fetches (none sessionless); it drops two
+     * partitions (unassigned) and pauses two, which its sessions forget, and reads the rest once it takes them back;
+     * closing it frees its sessions on the brokers at once (epoch -1).
+     */
+    @Test
+    void anSdkConsumerOfManyPartitionsFetchesIncrementallyOverGrpc() throws Exception {
+        String topic = "sessions-sdk";
+        KAFKA.createTopic(topic, PARTITIONS, 2);
+        List<io.raftline.client.common.TopicPartition> all = new ArrayList<>();
+        for (int p = 0; p < PARTITIONS; p++) {
+            all.add(new io.raftline.client.common.TopicPartition(topic, p));
+        }
+        double incrementalBefore = incrementalFetches();
+        double fullBefore = sessionFetches("consumer", "full");
+        double sessionlessBefore = sessionFetches("consumer", "sessionless");
+        long leaders = KAFKA.admin().describeTopics(List.of(topic)).allTopicNames().get(30, TimeUnit.SECONDS).get(topic)
+            .partitions().stream().map(p -> p.leader().id()).distinct().count();
+        double sessionsHeld;
+        Reads reads = new Reads(false);
+        try (KafkaProducer<String, String> producer = producer();
+             io.raftline.client.consumer.RaftlineConsumer<String, String> consumer =
+                 new io.raftline.client.consumer.RaftlineConsumer<>(KAFKA.cluster().clientProperties(
+                     "auto.offset.reset", "earliest", "max.partition.fetch.bytes", "2048", "fetch.max.wait.ms", "100"),
+                     new io.raftline.client.common.serialization.StringDeserializer(),
+                     new io.raftline.client.common.serialization.StringDeserializer())) {
+            consumer.assign(all);
+            int perRound = 25;
+            for (int round = 0; round < 4; round++) {
+                produce(producer, topic, round * perRound, perRound);
+                long want = (long) (round + 1) * perRound;
+                TestCluster.await(() -> {
+                    pollInto(consumer, reads);
+                    return java.util.Arrays.stream(WRITTEN).allMatch(p -> reads.distinct(p) == want);
+                }, Duration.ofSeconds(60), "round " + round + " read");
+            }
+
+            // drop 63, pause 33: both forgotten by the sessions; all four get records
+            consumer.assign(all.subList(0, 63));
+            consumer.pause(List.of(all.get(33)));
+            produce(producer, topic, 100, 25);
+            TestCluster.await(() -> {
+                pollInto(consumer, reads);
+                return reads.distinct(0) == 125 && reads.distinct(9) == 125;
+            }, Duration.ofSeconds(60), "the partitions kept read");
+            for (int i = 0; i < 5; i++) {
+                pollInto(consumer, reads);
+            }
+            assertThat(reads.distinct(33)).as("a paused partition").isEqualTo(100);
+            assertThat(reads.distinct(63)).as("a dropped partition").isEqualTo(100);
+
+            // both back, from where each stopped
+            consumer.resume(List.of(all.get(33)));
+            consumer.assign(all);
+            consumer.seek(all.get(63), 100);
+            produce(producer, topic, 125, 25);
+            TestCluster.await(() -> {
+                pollInto(consumer, reads);
+                return java.util.Arrays.stream(WRITTEN).allMatch(p -> reads.distinct(p) == 150);
+            }, Duration.ofSeconds(60), "every record read");
+            assertThat(sessionFetches("consumer", "sessionless") - sessionlessBefore).as("sessionless consumer fetches")
+                .isZero();
+            sessionsHeld = clusterSum("raftline_fetch_sessions", Map.of());
+        }
+        // closed with the consumer (epoch -1): one session per broker it fetched from
+        TestCluster.await(() -> clusterSum("raftline_fetch_sessions", Map.of()) <= sessionsHeld - leaders,
+            Duration.ofSeconds(10), "the consumer's sessions closed with it");
+        // a few full fetches (one per broker it fetches from, again after a refusal), the rest incremental
         double full = sessionFetches("consumer", "full") - fullBefore;
         double incremental = incrementalFetches() - incrementalBefore;
         assertThat(incremental).as("incremental fetches").isGreaterThanOrEqualTo(10).isGreaterThan(2 * full);

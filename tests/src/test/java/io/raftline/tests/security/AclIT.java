@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code allow.everyone.if.no.acl.found=false}): a client with a valid certificate but no ACL is refused produce,
  * consume, group membership and every admin operation with one clear error, and nothing changes; an ACL added through
  * one broker applies on every broker within a second; a deny wins over an allow; a removed ACL closes the door again;
- * the Kafka listener (TLS with mTLS too) checks the same ACLs for its clients' certificate principals.
+ * the Kafka listener (TLS with mTLS too) checks the same ACLs for its clients' certificate principals; an SDK consumer's
+ * fetch session is refused at its next fetch once its READ ACL is removed.
  * The CLI runs in-process with the admin's or the app's client config.
  */
 @Timeout(600)
@@ -251,6 +252,79 @@ class AclIT {
             org.assertj.core.api.Assertions.assertThatThrownBy(() -> kafkaAdmin.listTopics().names().get(30, TimeUnit.SECONDS))
                 .hasRootCauseInstanceOf(javax.net.ssl.SSLException.class);
         }
+    }
+
+    /**
+     * An SDK consumer fetching in incremental fetch sessions (which name only what changed) is refused once its READ
+     * ACL is removed: the broker authorizes every partition a session reads at every fetch, so the idle consumer's
+     * next fetch, naming nothing, is answered TOPIC_AUTHORIZATION_FAILED and poll throws the SDK's
+     * TopicAuthorizationException. DESCRIBE stays, so the refusal can only come from the fetch.
+     */
+    @Test
+    void aConsumersFetchSessionIsRefusedOnceItsReadAclIsRemoved() throws Exception {
+        ok(cli.run("topics", "create", "--topic", "acl-session", "--partitions", "3", "--replication-factor", "3",
+            "--command-config", admin));
+        ok(cli.runWithInput("s1\ns2\ns3\n", "produce", "--topic", "acl-session", "--command-config", admin));
+        ok(as(admin, "acls", "add", "--allow-principal", "User:app", "--operation", "read", "--operation", "describe",
+            "--topic", "acl-session"));
+        for (int id = 1; id <= 3; id++) {
+            ManagedChannel ch = mtls(cluster.node(id).brokerPort());
+            try {
+                TestCluster.await(() -> topicError(ch, "acl-session") == ErrorCode.NONE, SETTLE, "the ACLs applied");
+            } finally {
+                ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+            }
+        }
+        java.util.Properties props = new java.util.Properties();
+        try (java.io.Reader r = Files.newBufferedReader(Path.of(app))) {
+            props.load(r);
+        }
+        props.setProperty("bootstrap.servers", cluster.bootstrap());
+        props.setProperty("auto.offset.reset", "earliest");
+        props.setProperty("fetch.max.wait.ms", "100");
+        List<io.raftline.client.common.TopicPartition> partitions = List.of(
+            new io.raftline.client.common.TopicPartition("acl-session", 0),
+            new io.raftline.client.common.TopicPartition("acl-session", 1),
+            new io.raftline.client.common.TopicPartition("acl-session", 2));
+        double incrementalBefore = consumerFetches("incremental");
+        try (io.raftline.client.consumer.RaftlineConsumer<String, String> consumer =
+                 new io.raftline.client.consumer.RaftlineConsumer<>(props,
+                     new io.raftline.client.common.serialization.StringDeserializer(),
+                     new io.raftline.client.common.serialization.StringDeserializer())) {
+            consumer.assign(partitions);
+            List<String> read = new ArrayList<>();
+            TestCluster.await(() -> {
+                consumer.poll(java.time.Duration.ofMillis(100)).forEach(r -> read.add(r.value()));
+                return read.size() == 3 && consumerFetches("incremental") > incrementalBefore;
+            }, SETTLE, "the records read, in a fetch session");
+            assertThat(read).containsExactlyInAnyOrder("s1", "s2", "s3");
+
+            ok(as(admin, "acls", "remove", "--allow-principal", "User:app", "--operation", "read", "--topic",
+                "acl-session"));
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> {
+                while (System.nanoTime() < deadline) {
+                    assertThat(consumer.poll(java.time.Duration.ofMillis(100)).isEmpty()).as("nothing new to read").isTrue();
+                }
+            }).isInstanceOf(io.raftline.client.errors.TopicAuthorizationException.class)
+                .hasMessageContaining("not authorized to READ topic 'acl-session'");
+        } finally {
+            // whatever happened above, the app keeps no ACL on the topic (the other tests count ACLs)
+            as(admin, "acls", "remove", "--allow-principal", "User:app", "--operation", "read", "--operation", "describe",
+                "--topic", "acl-session");
+        }
+        assertThat(cli.json("acls", "list", "--topic", "acl-session", "--command-config", admin).path("acls").size())
+            .isZero();
+    }
+
+    /** Consumers' fetches of {@code kind} to the brokers' fetch session caches, cluster-wide. */
+    private static double consumerFetches(String kind) {
+        double total = 0;
+        for (io.raftline.tests.cluster.TestNode node : cluster.nodes()) {
+            total += io.raftline.tests.cluster.PrometheusText.sum(node.scrapeMetrics(),
+                "raftline_fetch_session_requests_total", java.util.Map.of("from", "consumer", "kind", kind));
+        }
+        return total;
     }
 
     private static ManagedChannel mtls(int port) throws IOException {

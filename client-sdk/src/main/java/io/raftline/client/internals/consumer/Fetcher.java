@@ -19,6 +19,7 @@ import io.raftline.client.internals.metadata.Metadata;
 import io.raftline.client.internals.net.ConnectionPool;
 import io.raftline.client.internals.retry.ExponentialBackoff;
 import io.raftline.common.Time;
+import io.raftline.fetchsession.FetchSessionBuilder;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.FetchRequest;
 import io.raftline.protocol.broker.FetchResponse;
@@ -47,9 +48,17 @@ import org.slf4j.LoggerFactory;
  * Fetches records for the assigned partitions, ahead of the application: a partition is fetched again as soon as its
  * previous answer has arrived, from where that answer ends, while the application still works through it, up to
  * {@link #PREFETCH_DEPTH} answers buffered per partition and about {@code fetch.max.bytes} buffered in all. Each
- * partition is in at most one request at a time; one request per leader carries every partition ready to be
- * fetched, and several requests to one leader may be in flight (for different partitions). Answers are queued as
- * they arrive (gRPC threads only enqueue) and turned into {@link ConsumerRecord}s on the polling thread.
+ * partition is in at most one request at a time; one request per leader at a time carries every partition ready to
+ * be fetched. Answers are queued as they arrive (gRPC threads only enqueue) and turned into {@link ConsumerRecord}s
+ * on the polling thread.
+ *
+ * <p>Each leader is fetched in an incremental fetch session (KIP-227, {@link FetchSessionBuilder}, the same code the
+ * brokers' followers use): the first fetch names every partition ready (a full fetch, epoch 0); the next ones name
+ * only partitions added or whose position or limits changed, and forget those not ready any more (unassigned,
+ * paused, leader moved, or with {@link #PREFETCH_DEPTH} answers buffered); the broker answers only partitions with
+ * something new. A refused session (FETCH_SESSION_ID_NOT_FOUND, INVALID_FETCH_SESSION_EPOCH), a failed or timed-out
+ * fetch starts over with a full fetch; a broker without sessions (answering session 0) gets full fetches.
+ * {@link #close} ends the sessions (epoch -1).
  *
  * <p>Contracts of {@link #collect}: every batch's CRC is checked when {@code check.crcs} is on, and a corrupt batch
  * is an error ({@link CorruptRecordException}), never records; records before the position (the fetch started
@@ -80,7 +89,19 @@ public final class Fetcher<K, V> {
     /** Answers buffered per partition (the one being handed out and the ones fetched ahead of it). */
     public static final int PREFETCH_DEPTH = 2;
 
-    private record Completed(int nodeId, Map<TopicPartition, Long> fetchOffsets, FetchResponse response, Throwable error) {
+    /** An answered (or failed) fetch, with the session it was built in. */
+    private record Completed(int nodeId, FetchSessionBuilder session, Map<TopicPartition, Long> fetchOffsets,
+                             FetchResponse response, Throwable error) {
+    }
+
+    /** The fetch session with one broker (polling thread only). */
+    private static final class BrokerSession {
+        final Node node;
+        final FetchSessionBuilder builder = new FetchSessionBuilder();
+
+        BrokerSession(Node node) {
+            this.node = node;
+        }
     }
 
     /** A partition's answer being handed out, possibly over several polls (max.poll.records). */
@@ -140,6 +161,8 @@ public final class Fetcher<K, V> {
     private final ConcurrentLinkedQueue<Completed> completed = new ConcurrentLinkedQueue<>();
     /** Partitions in a request not answered yet (polling thread only, like everything but {@link #completed}). */
     private final Set<TopicPartition> inFlight = new HashSet<>();
+    /** The fetch session per broker id. */
+    private final Map<Integer, BrokerSession> sessions = new HashMap<>();
     /** Buffered answers per partition, in offset order; a partition with none has no entry. */
     private final Map<TopicPartition, ArrayDeque<Cursor>> cursors = new LinkedHashMap<>();
     /** Brokers whose last fetches failed, left alone for a while (on {@link Time#hiResMilliseconds}). */
@@ -165,13 +188,15 @@ public final class Fetcher<K, V> {
     }
 
     /**
-     * Sends one Fetch per leader for the fetchable partitions that are in no request and have fewer than
-     * {@link #PREFETCH_DEPTH} answers buffered, while fewer than {@code fetch.max.bytes} are buffered in all.
-     * Returns the number of requests sent.
+     * Sends one Fetch per leader with no fetch in flight, for the fetchable partitions that are in no request and
+     * have fewer than {@link #PREFETCH_DEPTH} answers buffered, while fewer than {@code fetch.max.bytes} are buffered
+     * in all. Returns the number of requests sent.
      */
     public int sendFetches() {
         Cluster cluster = metadata.cluster();
         Map<Node, List<TopicPartition>> byNode = new LinkedHashMap<>();
+        // brokers leading a partition left out for its full buffer: their fetch must not park (see send)
+        Set<Integer> heldBack = new HashSet<>();
         boolean unknownLeader = false;
         long budget = Math.max(1, settings.maxBytes());
         long nowMs = time.hiResMilliseconds();
@@ -181,6 +206,10 @@ public final class Fetcher<K, V> {
             }
             ArrayDeque<Cursor> queue = cursors.get(tp);
             if (queue != null && (queue.size() >= PREFETCH_DEPTH || queue.peekLast().endOffset < 0)) {
+                Node leader = cluster.leaderFor(tp);
+                if (leader != null) {
+                    heldBack.add(leader.id());
+                }
                 continue;
             }
             Node leader = cluster.leaderFor(tp);
@@ -191,20 +220,38 @@ public final class Fetcher<K, V> {
             if (nodeBackoff.isBackedOff(leader.id(), nowMs)) {
                 continue;
             }
+            BrokerSession session = sessions.get(leader.id());
+            if (session != null && session.builder.inFlight()) {
+                // one fetch per session at a time: this partition goes in the next one
+                continue;
+            }
             byNode.computeIfAbsent(leader, n -> new ArrayList<>()).add(tp);
         }
         if (unknownLeader) {
             metadata.requestUpdate();
         }
         for (Map.Entry<Node, List<TopicPartition>> e : byNode.entrySet()) {
-            send(e.getKey(), e.getValue(), cluster);
+            send(e.getKey(), e.getValue(), cluster, heldBack.contains(e.getKey().id()));
         }
         return byNode.size();
     }
 
-    private void send(Node node, List<TopicPartition> partitions, Cluster cluster) {
-        FetchRequest.Builder request = FetchRequest.newBuilder().setReplicaId(-1).setMaxWaitMs(settings.maxWaitMs())
+    private FetchRequest.Builder base() {
+        return FetchRequest.newBuilder().setReplicaId(-1).setMaxWaitMs(settings.maxWaitMs())
             .setMinBytes(settings.minBytes()).setMaxBytes(settings.maxBytes());
+    }
+
+    /**
+     * {@code noWait}: a partition of this broker was left out because its buffer is full; the fetch is answered at
+     * once rather than parked (up to {@code fetch.max.wait.ms}) on the others, so that the partition, once the
+     * application has drained it, goes in the next fetch without waiting for this one (one fetch per broker at a
+     * time). This costs at most one fetch per poll: a full buffer means poll returns records at once.
+     */
+    private void send(Node node, List<TopicPartition> partitions, Cluster cluster, boolean noWait) {
+        FetchRequest.Builder request = base();
+        if (noWait) {
+            request.setMaxWaitMs(0);
+        }
         Map<TopicPartition, Long> offsets = new HashMap<>();
         for (TopicPartition tp : partitions) {
             long position = nextFetchOffset(tp);
@@ -215,9 +262,19 @@ public final class Fetcher<K, V> {
                 .setFetchOffset(position).setCurrentLeaderEpoch(info == null ? -1 : info.leaderEpoch())
                 .setLastFetchedEpoch(-1).setLogStartOffset(-1).setPartitionMaxBytes(settings.maxPartitionBytes()));
         }
-        LOG.debug("fetch {} from broker {}", offsets, node.id());
-        pool.get(node).fetch(request, settings.requestTimeoutMs() + (long) settings.maxWaitMs()).whenComplete((response, error) -> {
-            completed.add(new Completed(node.id(), offsets, response, error));
+        BrokerSession session = sessions.get(node.id());
+        if (session == null || !session.node.equals(node)) {
+            // a broker id now at another address is another broker for the session too
+            session = new BrokerSession(node);
+            sessions.put(node.id(), session);
+        }
+        FetchRequest wire = session.builder.toWire(request.build());
+        LOG.debug("fetch {} from broker {} in session {} ({} named, {} forgotten)", offsets, node.id(),
+            wire.getSessionId(), wire.getPartitionsCount(), wire.getForgottenCount());
+        long timeoutMs = settings.requestTimeoutMs() + (long) settings.maxWaitMs();
+        FetchSessionBuilder builder = session.builder;
+        pool.get(node).fetch(wire.toBuilder(), timeoutMs).whenComplete((response, error) -> {
+            completed.add(new Completed(node.id(), builder, offsets, response, error));
             synchronized (signal) {
                 signal.notifyAll();
             }
@@ -365,6 +422,15 @@ public final class Fetcher<K, V> {
     }
 
     private void handle(Completed c) {
+        BrokerSession session = sessions.get(c.nodeId());
+        // (a session replaced meanwhile, or closed, has nothing in flight to apply this to)
+        if (session != null && session.builder == c.session() && session.builder.inFlight()) {
+            if (c.error() != null) {
+                session.builder.startOver();
+            } else {
+                session.builder.onResponse(c.response());
+            }
+        }
         if (c.error() != null) {
             LOG.debug("fetch from broker {} failed: {}", c.nodeId(), c.error().toString());
             // Not again at once: a dead broker would be hammered until the metadata names a new leader.
@@ -375,7 +441,13 @@ public final class Fetcher<K, V> {
             return;
         }
         nodeBackoff.reached(c.nodeId());
-        if (c.response().getError().getCode() != ErrorCode.NONE) {
+        ErrorCode top = c.response().getError().getCode();
+        if (top == ErrorCode.FETCH_SESSION_ID_NOT_FOUND || top == ErrorCode.INVALID_FETCH_SESSION_EPOCH) {
+            // the session builder starts over: the next fetch is full
+            LOG.debug("fetch session with broker {} refused: {}", c.nodeId(), c.response().getError().getMessage());
+            return;
+        }
+        if (top != ErrorCode.NONE) {
             metadata.requestUpdate();
             return;
         }
@@ -502,6 +574,34 @@ public final class Fetcher<K, V> {
         }
         return new ConsumerRecord<>(tp.topic(), tp.partition(), r.offset(), r.timestamp(), cursor.batchTimestampType,
             key == null ? -1 : key.length, value == null ? -1 : value.length, k, v, headers, cursor.batchEpoch);
+    }
+
+    /**
+     * Ends the fetch sessions (epoch -1, so the brokers free their slots at once rather than when they age out),
+     * waiting at most {@code timeoutMs} for the brokers to take note. Best effort: a broker not reached drops the
+     * session on its own.
+     */
+    public void close(long timeoutMs) {
+        List<java.util.concurrent.CompletableFuture<FetchResponse>> closing = new ArrayList<>();
+        for (BrokerSession session : sessions.values()) {
+            FetchRequest close = session.builder.closing(base().build());
+            if (close != null) {
+                try {
+                    closing.add(pool.get(session.node).fetch(close.toBuilder(), Math.max(1, timeoutMs)));
+                } catch (RuntimeException e) {
+                    LOG.debug("could not close the fetch session with broker {}: {}", session.node.id(), e.toString());
+                }
+            }
+        }
+        sessions.clear();
+        try {
+            java.util.concurrent.CompletableFuture.allOf(closing.toArray(java.util.concurrent.CompletableFuture[]::new))
+                .get(Math.max(1, timeoutMs), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            LOG.debug("fetch sessions not all closed: {}", e.toString());
+        }
     }
 
     /** Drops buffered answers of partitions no longer assigned or sought elsewhere (after assign or seek). */

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.raftline.broker.replica.FetchManager.PartitionFetch;
 import io.raftline.broker.replica.TopicPartition;
 import io.raftline.common.ManualTime;
+import io.raftline.fetchsession.FetchSessionBuilder;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.FetchRequest;
 import io.raftline.protocol.broker.FetchResponse;
@@ -15,15 +16,15 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 /**
- * A follower's side of a fetch session, against the leader's real {@link FetchSessionCache}: after every answer the
+ * A fetcher's side of a fetch session ({@link FetchSessionBuilder}, a follower's here), against the leader's real {@link FetchSessionCache}: after every answer the
  * leader's session holds exactly what the follower's whole request named.
  */
-class FollowerFetchSessionTest {
+class FetchSessionBuilderAgainstCacheTest {
 
     private static final long SEED = 0xf011_0e55L;
 
     private final FetchSessionCache leader = new FetchSessionCache(10, new ManualTime(), new SplittableRandom(SEED));
-    private final FollowerFetchSession follower = new FollowerFetchSession();
+    private final FetchSessionBuilder follower = new FetchSessionBuilder();
 
     private static FetchRequest.FetchPartition part(int p, long offset) {
         return FetchRequest.FetchPartition.newBuilder().setTopic("t").setPartition(p).setFetchOffset(offset)
