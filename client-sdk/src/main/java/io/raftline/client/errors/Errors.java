@@ -89,6 +89,8 @@ public final class Errors {
             case UNSUPPORTED_SASL_MECHANISM -> new UnsupportedSaslMechanismException(text);
             case RESOURCE_NOT_FOUND -> new ResourceNotFoundException(text);
             case GROUP_SUBSCRIBED_TO_TOPIC -> new GroupSubscribedToTopicException(text);
+            case FETCH_SESSION_ID_NOT_FOUND -> new FetchSessionIdNotFoundException(text);
+            case INVALID_FETCH_SESSION_EPOCH -> new InvalidFetchSessionEpochException(text);
             case UNKNOWN -> new UnknownServerException(text);
             default -> new UnknownServerException(text);
         };
