@@ -69,6 +69,8 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
     /** Past its quota: nothing more is read or handed on until the throttle time of its last answer passed. */
     private boolean throttled;
     private boolean closed;
+    /** No TLS on this connection (known once it is active): a fetch's stored records may go out with sendfile. */
+    private boolean zeroCopy;
 
     private final TransportSecurity security;
     /** Non-null on a SASL_SSL listener. */
@@ -114,6 +116,7 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
         this.ctx = ctx;
+        zeroCopy = ctx.pipeline().get(SslHandler.class) == null;
         SocketAddress remote = ctx.channel().remoteAddress();
         clientHost = remote instanceof InetSocketAddress isa && isa.getAddress() != null
             ? "/" + isa.getAddress().getHostAddress() : String.valueOf(remote);
@@ -379,7 +382,6 @@ final class KafkaConnection extends ChannelInboundHandlerAdapter implements Prod
 
     /** Writes an answer; a fetch's stored records go out from their files with sendfile unless TLS must see them. */
     private void write(ResponseHeader header, ApiMessage body, short version) {
-        boolean zeroCopy = ctx.pipeline().get(SslHandler.class) == null;
         for (Object part : ResponseFrame.encode(ctx.alloc(), header.data(), header.headerVersion(), body, version, zeroCopy)) {
             ctx.write(part);
         }

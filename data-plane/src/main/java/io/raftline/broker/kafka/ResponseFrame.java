@@ -89,20 +89,15 @@ final class ResponseFrame implements Writable {
         }
     }
 
+    /** Reads the slice's bytes straight into the buffer, with FileSlice's own read loop. */
     private void readInto(FileSlice slice) {
-        int done = 0;
+        buf.ensureWritable(slice.size());
         try {
-            while (done < slice.size()) {
-                int n = buf.writeBytes(slice.channel(), slice.position() + done, slice.size() - done);
-                if (n < 0) {
-                    throw new IOException("segment file ended at " + (slice.position() + done) + " while reading "
-                        + slice.size() + " bytes from " + slice.position());
-                }
-                done += n;
-            }
+            slice.readInto(buf.nioBuffer(buf.writerIndex(), slice.size()));
         } catch (IOException e) {
             throw new UncheckedIOException("reading the log failed", e);
         }
+        buf.writerIndex(buf.writerIndex() + slice.size());
     }
 
     @Override
