@@ -54,6 +54,8 @@ public final class UnsyncedFs implements AutoCloseable {
     private static final Path FUSERMOUNT = Path.of("/usr/bin/fusermount3");
     private static final Duration MOUNT_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(5);
+    /** After a lazy unmount, how long the files still open on the mount get to close before SIGTERM. */
+    private static final Duration LAZY_EXIT_TIMEOUT = Duration.ofSeconds(2);
     private static final Set<UnsyncedFs> OPEN = ConcurrentHashMap.newKeySet();
     private static Path binary;
 
@@ -176,10 +178,11 @@ public final class UnsyncedFs implements AutoCloseable {
     /** Unmounts and waits for the daemon: plain unmount, else lazy (busy), then SIGTERM, then SIGKILL. */
     private void stop() throws IOException {
         Process p = daemon;
-        if (fusermount(false) != 0) {
+        boolean lazy = fusermount(false) != 0;
+        if (lazy) {
             fusermount(true);
         }
-        if (!waitFor(p, EXIT_TIMEOUT)) {
+        if (!waitFor(p, lazy ? LAZY_EXIT_TIMEOUT : EXIT_TIMEOUT)) {
             p.destroy();   // SIGTERM: the daemon leaves its loop and closes /dev/fuse, which aborts the connection
             if (!waitFor(p, EXIT_TIMEOUT)) {
                 p.destroyForcibly();

@@ -201,6 +201,46 @@ class UnsyncedFsTest {
     }
 
     @Test
+    void aCrashWhileAProcessStillHoldsItsFilesOpenStillDropsTheUnsyncedData() throws Exception {
+        mount(UnsyncedFs.Options.DEFAULT);
+        Path file = mnt.resolve("held");
+        Writer writer = runWriter("append", file.toString(), "500", "100");
+        try {
+            writer.awaitLine("ready");
+            // the mount is busy: the unmount is lazy, then the daemon is stopped (SIGTERM) with the file still open
+            assertThat(fs.crash()).isEqualTo(400L * UnsyncedFsWriter.RECORD_BYTES);
+            assertThat(UnsyncedFs.isMounted(mnt)).isFalse();
+        } finally {
+            writer.process.destroyForcibly();
+            writer.process.waitFor(10, TimeUnit.SECONDS);
+        }
+        fs.remount();
+        assertThat(Files.size(file)).isEqualTo(100L * UnsyncedFsWriter.RECORD_BYTES);
+    }
+
+    @Test
+    void aRaftlineLogKilledAndPoweredOffRecoversToItsLastFlush() throws Exception {
+        mount(UnsyncedFs.Options.DEFAULT);
+        Path dir = mnt.resolve("t-0");
+        int batches = 300;
+        int flushed = 170;
+        Writer writer = runWriter("raftlog", dir.toString(), String.valueOf(batches), String.valueOf(flushed));
+        writer.awaitLine("ready");
+        writer.process.destroyForcibly();
+        assertThat(writer.process.waitFor(10, TimeUnit.SECONDS)).isTrue();
+
+        long dropped = fs.crash();
+        assertThat(dropped).as("the unflushed batches, at least").isGreaterThanOrEqualTo(
+            (long) (batches - flushed) * UnsyncedFsWriter.BATCH_RECORDS * UnsyncedFsWriter.RECORD_BYTES);
+        fs.remount();
+        // the node restarts: a JVM of its own, so that the test JVM holds no mapping of the log's indexes
+        Writer restarted = runWriter("recover", dir.toString());
+        assertThat(restarted.awaitLineStartingWith("logEndOffset ")).as("recovered to the flushed offset")
+            .isEqualTo("logEndOffset " + (long) flushed * UnsyncedFsWriter.BATCH_RECORDS);
+        assertThat(restarted.process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+
+    @Test
     void pastTheDirtyLimitTheOldestDataIsWrittenBackAndSurvives() throws Exception {
         mount(new UnsyncedFs.Options(1, 0));
         Path file = mnt.resolve("big");
@@ -267,6 +307,16 @@ class UnsyncedFsTest {
                 }
             }
             throw new AssertionError("the writer exited (" + process.exitValue() + ") before printing " + line);
+        }
+
+        String awaitLineStartingWith(String prefix) throws IOException {
+            String read;
+            while ((read = out.readLine()) != null) {
+                if (read.startsWith(prefix)) {
+                    return read;
+                }
+            }
+            throw new AssertionError("the writer exited (" + process.exitValue() + ") before printing " + prefix + "...");
         }
 
         void waitForExit() throws Exception {

@@ -1,5 +1,12 @@
 package io.raftline.tests.faults;
 
+import io.raftline.broker.log.Log;
+import io.raftline.broker.log.LogConfig;
+import io.raftline.common.SystemTime;
+import io.raftline.record.CompressionType;
+import io.raftline.record.RecordBatchBuilder;
+import io.raftline.record.TimestampType;
+import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
@@ -7,6 +14,9 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The writing process of {@link UnsyncedFsTest}, a JVM of its own as a node is, so that its files are closed (and
@@ -15,12 +25,17 @@ import java.nio.file.StandardOpenOption;
  *   <li>{@code mmap FILE SIZE force|noforce}: sets FILE's length to SIZE, maps it, fills it with {@link #mmapByte},
  *       forces the mapping or not, and exits;</li>
  *   <li>{@code append FILE RECORDS FORCED}: appends RECORDS records of {@link #RECORD_BYTES} bytes with one
- *       FileChannel write each, forcing the channel after the first FORCED, prints "ready" and waits to be killed.</li>
+ *       FileChannel write each, forcing the channel after the first FORCED, prints "ready" and waits to be killed;</li>
+ *   <li>{@code raftlog DIR BATCHES FLUSHED}: appends BATCHES batches of {@link #BATCH_RECORDS} records to a Raftline
+ *       {@link Log} in DIR (the broker's own segments and mmap'd indexes, default flush policy), {@link Log#flush()}es
+ *       it after the first FLUSHED, prints "ready" and waits to be killed;</li>
+ *   <li>{@code recover DIR}: opens (recovers) that log, as a restarted node does, and prints its log end offset.</li>
  * </ul>
  */
 public final class UnsyncedFsWriter {
 
     static final int RECORD_BYTES = 100;
+    static final int BATCH_RECORDS = 10;
 
     private UnsyncedFsWriter() {
     }
@@ -70,7 +85,47 @@ public final class UnsyncedFsWriter {
                 System.out.flush();
                 System.in.read();   // the test kills this JVM with its file open, as a node is
             }
+            case "raftlog" -> {
+                int batches = Integer.parseInt(args[2]);
+                int flushed = Integer.parseInt(args[3]);
+                ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+                Log log = openLog(file, scheduler);
+                for (int i = 0; i < batches; i++) {
+                    log.appendAsLeader(batch(i), 1);
+                    if (i + 1 == flushed) {
+                        log.flush();
+                    }
+                }
+                System.out.println("ready");
+                System.out.flush();
+                System.in.read();
+            }
+            case "recover" -> {
+                ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+                Log log = openLog(file, scheduler);
+                System.out.println("logEndOffset " + log.logEndOffset());
+                log.close();
+                scheduler.shutdownNow();
+            }
             default -> throw new IllegalArgumentException("unknown mode " + args[0]);
         }
+    }
+
+    /** A Raftline partition log in {@code dir}, recovered when it was not closed cleanly; 1 MiB segments. */
+    static Log openLog(Path dir, ScheduledExecutorService scheduler) throws IOException {
+        LogConfig config = LogConfig.fromProperties(Map.of(), Map.of(LogConfig.SEGMENT_BYTES, Integer.toString(1 << 20)));
+        return Log.open(dir, "t", 0, new byte[16], config, 0, false, SystemTime.INSTANCE, scheduler, (log, e) -> {
+            throw new IllegalStateException("I/O error in the log", e);
+        });
+    }
+
+    /** Batch {@code i}: {@link #BATCH_RECORDS} records of {@link #RECORD_BYTES} bytes. */
+    static ByteBuffer batch(int i) {
+        RecordBatchBuilder b = new RecordBatchBuilder(CompressionType.NONE, TimestampType.CREATE_TIME, 0, -1, (short) -1, -1,
+            BATCH_RECORDS * (RECORD_BYTES + 64));
+        for (int r = 0; r < BATCH_RECORDS; r++) {
+            b.append(1_700_000_000_000L + i, null, record(i * BATCH_RECORDS + r), null);
+        }
+        return b.build();
     }
 }
