@@ -130,10 +130,15 @@ final class AckPlot {
         plot.setBackgroundPaint(Color.WHITE);
         plot.setDomainGridlinePaint(Color.LIGHT_GRAY);
         plot.setRangeGridlinePaint(Color.LIGHT_GRAY);
-        for (int i = 0; i < windows.size(); i++) {
-            Unavailability.WindowGap w = windows.get(i);
-            double start = Math.max(0, w.startNs() / 1e9);
-            double end = w.window().open() ? Math.max(endS, start) : Math.max(start, w.endNs() / 1e9);
+        int i = 0;
+        for (Unavailability.WindowGap w : windows) {
+            double start = w.startNs() / 1e9;
+            double end = w.window().open() ? endS : w.endNs() / 1e9;
+            if (end < 0 || start > endS) {
+                continue; // wholly before the run started (or after it ended): in the fault timeline, not on the plot
+            }
+            start = Math.max(0, start);
+            end = Math.max(start, Math.min(end, endS));
             Color band = BANDS[i % BANDS.length];
             // translucent through the paint, not the marker's alpha, which would fade the label as well
             IntervalMarker m = new IntervalMarker(start, end, new Color(band.getRed(), band.getGreen(), band.getBlue(), BAND_ALPHA));
@@ -145,6 +150,7 @@ final class AckPlot {
             m.setLabelTextAnchor(TextAnchor.TOP_LEFT);
             m.setLabelOffset(new RectangleInsets(4 + 14 * (i % LABEL_ROWS), 4, 4, 4));
             plot.addDomainMarker(m, Layer.BACKGROUND);
+            i++;
         }
         JFreeChart chart = new JFreeChart("Acknowledged records per second", JFreeChart.DEFAULT_TITLE_FONT, plot, true);
         chart.setBackgroundPaint(Color.WHITE);

@@ -127,6 +127,16 @@ class AckPlotTest {
         assertThat(bands.get(1).getLabel()).isEqualTo("partition 3 (never ended)");
         assertThat(bands).allSatisfy(b -> assertThat(((Color) b.getPaint()).getAlpha()).as("translucent").isBetween(10, 128));
         assertThat(bands(AckPlot.chart(events, List.of()))).as("no faults, no bands").isEmpty();
+
+        // a fault logged before the run started: no band for one that ended before it, one from 0 for one still on
+        FaultLog early = FaultLog.parse(List.of((START_MS - 9000) + " start slow-disk 1", (START_MS - 5000) + " end slow-disk 1",
+            (START_MS - 1000) + " start partition 1"));
+        List<IntervalMarker> clipped = bands(AckPlot.chart(events, Unavailability.check(History.of("r1", START_MS, events), early)
+            .windows()));
+        assertThat(clipped).hasSize(1);
+        assertThat(clipped.get(0).getLabel()).isEqualTo("partition 1 (never ended)");
+        assertThat(clipped.get(0).getStartValue()).isZero();
+        assertThat(clipped.get(0).getEndValue()).isEqualTo(10.2);
     }
 
     @Test
