@@ -41,8 +41,8 @@ import picocli.CommandLine.Option;
  * {@code raftline verify}: runs a checked workload against a cluster and says whether it kept its promises (contract:
  * the CLI contract, "Checking a cluster"). Creates its topics, runs idempotent acks=all producers and a consumer group
  * for {@code --duration}, waits for the cluster to heal, reads every partition from the start, checks the recorded
- * history ({@link Checker}) and writes {@code report.md}. Exit 0 when no safety anomaly was found, 1 when one was or
- * the run could not complete.
+ * history ({@link Checker}) and writes {@code report.md} with its plot ({@link AckPlot}). Exit 0 when no safety anomaly
+ * was found, 1 when one was or the run could not complete.
  */
 @Command(name = "verify", mixinStandardHelpOptions = true,
     description = "Runs a checked workload: nothing acknowledged lost, moved or duplicated; offsets consistent; commits monotonic.",
@@ -80,7 +80,8 @@ public final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--acks1-producer",
         description = "Also run an acks=1 producer (at one acks=all producer's share of the rate); its losses are reported, never failing.")
     boolean acks1Producer;
-    @Option(names = "--report-dir", paramLabel = "DIR", description = "Where report.md goes (default: target/verify/<run id>).")
+    @Option(names = "--report-dir", paramLabel = "DIR",
+        description = "Where report.md and its plot acks.png go (default: target/verify/<run id>).")
     Path reportDir;
     @Option(names = "--fault-log", paramLabel = "FILE",
         description = "A file a fault injector appends to: '<epoch ms> start|end <fault name> [target]' per line.")
