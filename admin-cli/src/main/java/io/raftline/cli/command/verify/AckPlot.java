@@ -77,7 +77,7 @@ final class AckPlot {
         JFreeChart chart;
         try {
             chart = chart(events, windows);
-        } catch (VirtualMachineError e) {
+        } catch (OutOfMemoryError e) {
             throw e;
         } catch (Exception | Error e) {
             return Result.failed(describe(e));
@@ -95,9 +95,11 @@ final class AckPlot {
             ChartUtils.saveChartAsPNG(tmp.toFile(), chart, WIDTH, HEIGHT);
             Files.move(tmp, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
             return Result.drawn(file.getFileName().toString());
-        } catch (VirtualMachineError e) {
+        } catch (OutOfMemoryError e) {
             throw e;
         } catch (Exception | Error e) {
+            // Errors too (only running out of memory goes on up): Java 2D reports a host without fonts as an
+            // InternalError wrapping "Fontconfig head is null", thrown from the first text it measures
             try {
                 Files.deleteIfExists(tmp);
             } catch (IOException ignored) {
@@ -169,7 +171,12 @@ final class AckPlot {
         return s;
     }
 
-    private static String describe(Throwable e) {
+    /** The root cause's class and first line: an InternalError's own message is only its wrapped exception's name. */
+    private static String describe(Throwable thrown) {
+        Throwable e = thrown;
+        while (e.getCause() != null && e.getCause() != e) {
+            e = e.getCause();
+        }
         String message = e.getMessage();
         String first = message == null || message.isBlank() ? e.getClass().getName() : e.getClass().getSimpleName() + ": " + message;
         return first.lines().findFirst().orElse(first);

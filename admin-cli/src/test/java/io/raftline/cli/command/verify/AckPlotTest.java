@@ -167,17 +167,18 @@ class AckPlotTest {
 
     @Test
     void aPlotThatCannotBeDrawnIsAProblemNotAFailure(@TempDir Path dir) throws Exception {
-        // what a host without fonts throws from inside Java 2D
+        // what Java 2D throws on a host without fonts (seen with /usr/share/fonts hidden), from the first text measured
         XYPlot broken = new XYPlot() {
             @Override
             public void draw(Graphics2D g2, Rectangle2D area, java.awt.geom.Point2D anchor, PlotState parentState,
                              PlotRenderingInfo info) {
-                throw new Error("Probable fatal error: No fonts found.");
+                throw new InternalError(new java.lang.reflect.InvocationTargetException(
+                    new RuntimeException("Fontconfig head is null, check your fonts or fonts configuration")));
             }
         };
-        AckPlot.Result r = AckPlot.render(new JFreeChart(broken), dir.resolve(AckPlot.FILE));
+        AckPlot.Result r = AckPlot.render(new JFreeChart(null, null, broken, false), dir.resolve(AckPlot.FILE));
         assertThat(r.isDrawn()).isFalse();
-        assertThat(r.problem()).isEqualTo("Error: Probable fatal error: No fonts found.");
+        assertThat(r.problem()).isEqualTo("RuntimeException: Fontconfig head is null, check your fonts or fonts configuration");
         try (var files = Files.list(dir)) {
             assertThat(files.toList()).as("no file, no temporary file").isEmpty();
         }
