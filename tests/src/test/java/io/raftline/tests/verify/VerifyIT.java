@@ -12,6 +12,7 @@ import io.raftline.common.SystemTime;
 import io.raftline.tests.cluster.Cli;
 import io.raftline.tests.cluster.TestCluster;
 import io.raftline.tests.cluster.TestNode;
+import java.awt.image.BufferedImage;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,6 +23,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import javax.imageio.ImageIO;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -98,6 +100,7 @@ class VerifyIT {
         assertThat(report).isEqualTo(Path.of("target", "verify", run, "report.md"));
         String md = Files.readString(report, StandardCharsets.UTF_8);
         assertThat(md).contains("# raftline verify: run " + run).contains("no safety anomaly found").contains("| lost | ok | 0 |");
+        assertPlot(report.resolveSibling("acks.png"), md);
         // progress on stderr, every 5 s
         assertThat(r.err()).contains("[5/10 s] sent ");
         assertThat(VerifyTopics.of(cluster)).as("the run's topics are deleted afterwards").isEmpty();
@@ -171,6 +174,7 @@ class VerifyIT {
         assertThat(doc.get("unavailability").get("maxNoAckGapMs").asLong()).isGreaterThanOrEqualTo(gap);
         String md = Files.readString(dir.resolve("report.md"), StandardCharsets.UTF_8);
         assertThat(md).contains("## Fault timeline").contains("| kill-leader | " + victim.id() + " |");
+        assertPlot(dir.resolve("acks.png"), md);
         assertThat(dir.resolve("history.jsonl")).isNotEmptyFile();
         // after the heal every partition's replicas were checksummed over the same range (and agreed: no anomaly)
         List<JsonNode> sums = new ArrayList<>();
@@ -185,6 +189,14 @@ class VerifyIT {
         cluster.awaitBrokersActive(Duration.ofSeconds(60));
         System.out.println("verify with kill -9 of leader " + victim.id() + ": window max no-ack gap " + gap + " ms, overall "
             + doc.get("unavailability").get("maxNoAckGapMs") + " ms; " + r.out());
+    }
+
+    /** The report's plot of acknowledged records per second: a PNG beside report.md that the report links. */
+    private static void assertPlot(Path png, String md) throws Exception {
+        assertThat(md).contains("![Acknowledged records per second, fault windows shaded](acks.png)");
+        BufferedImage image = ImageIO.read(png.toFile());
+        assertThat(image).as(png + " is an image").isNotNull();
+        assertThat(image.getWidth()).isGreaterThan(400);
     }
 
     private static void log(Path faultLog, String edge) throws Exception {

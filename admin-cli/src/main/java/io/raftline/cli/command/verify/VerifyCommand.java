@@ -41,8 +41,8 @@ import picocli.CommandLine.Option;
  * {@code raftline verify}: runs a checked workload against a cluster and says whether it kept its promises (contract:
  * the CLI contract, "Checking a cluster"). Creates its topics, runs idempotent acks=all producers and a consumer group
  * for {@code --duration}, waits for the cluster to heal, reads every partition from the start, checks the recorded
- * history ({@link Checker}) and writes {@code report.md}. Exit 0 when no safety anomaly was found, 1 when one was or
- * the run could not complete.
+ * history ({@link Checker}) and writes {@code report.md} with its plot ({@link AckPlot}). Exit 0 when no safety anomaly
+ * was found, 1 when one was or the run could not complete.
  */
 @Command(name = "verify", mixinStandardHelpOptions = true,
     description = "Runs a checked workload: nothing acknowledged lost, moved or duplicated; offsets consistent; commits monotonic.",
@@ -80,7 +80,8 @@ public final class VerifyCommand implements Callable<Integer> {
     @Option(names = "--acks1-producer",
         description = "Also run an acks=1 producer (at one acks=all producer's share of the rate); its losses are reported, never failing.")
     boolean acks1Producer;
-    @Option(names = "--report-dir", paramLabel = "DIR", description = "Where report.md goes (default: target/verify/<run id>).")
+    @Option(names = "--report-dir", paramLabel = "DIR",
+        description = "Where report.md and its plot acks.png go (default: target/verify/<run id>).")
     Path reportDir;
     @Option(names = "--fault-log", paramLabel = "FILE",
         description = "A file a fault injector appends to: '<epoch ms> start|end <fault name> [target]' per line.")
@@ -160,7 +161,8 @@ public final class VerifyCommand implements Callable<Integer> {
                     : verdict.acked() == 0 ? "no record was acknowledged, so nothing was checked" : null;
                 RunInfo info = new RunInfo(run, history.startWallMs(), workloadMs, topics, partitions, rf, minIsr, brokers, healed,
                     healMs, problem, notes, dir);
-                write(dir.resolve("report.md"), VerifyReport.markdown(verdict, info, faults));
+                AckPlot.Result plot = AckPlot.write(dir, history.events(), verdict.availability().windows());
+                write(dir.resolve("report.md"), VerifyReport.markdown(verdict, info, faults, plot));
                 if (writeHistory) {
                     history.write(dir.resolve("history.jsonl"));
                 }
@@ -194,6 +196,10 @@ public final class VerifyCommand implements Callable<Integer> {
         }
         if (duration.isZero() || duration.isNegative()) {
             throw new CommandLine.ParameterException(cmd, "--duration must be positive");
+        }
+        if (faultLog != null && Files.isDirectory(faultLog)) {
+            throw new CommandLine.ParameterException(cmd, "--fault-log " + faultLog
+                + " is a directory; it names the file a fault injector appends to");
         }
     }
 
@@ -265,15 +271,33 @@ public final class VerifyCommand implements Callable<Integer> {
         long polled = readers.stream().mapToLong(c -> c.polled.get()).sum();
         String fault = "none";
         if (faultLog != null) {
-            List<FaultLog.Window> active = FaultLog.read(faultLog).activeAt(time.milliseconds());
-            if (!active.isEmpty()) {
-                fault = String.join(", ", active.stream().map(FaultLog.Window::label).toList());
+            try {
+                fault = faultsNow(FaultLog.read(faultLog), time.milliseconds());
+            } catch (UncheckedIOException e) {
+                fault = "unknown (" + e.getMessage() + ")";
             }
         }
-        err.printf("[%d/%d s] sent %d, acknowledged %d (%.0f/s), failed %d, consumed %d; fault: %s; %d s remaining%n",
-            elapsedNs / 1_000_000_000L, durationNs / 1_000_000_000L, sent, acked, ackedPerSec, failed, polled, fault,
-            Math.max(0, (durationNs - elapsedNs) / 1_000_000_000L));
+        err.println(progressLine(elapsedNs, durationNs, sent, acked, ackedPerSec, failed, polled, fault));
         err.flush();
+    }
+
+    /**
+     * One progress line, e.g. {@code [5/10 s] sent 10000, acknowledged 9990 (1998/s), failed 0, consumed 9000; fault:
+     * kill-leader 2; 5 s remaining}: whole seconds elapsed (rounded down) and remaining (rounded up), so that the two
+     * add up to the duration.
+     */
+    static String progressLine(long elapsedNs, long durationNs, long sent, long acked, double ackedPerSec, long failed, long consumed,
+                               String fault) {
+        long remainingNs = Math.max(0, durationNs - elapsedNs);
+        return String.format("[%d/%d s] sent %d, acknowledged %d (%.0f/s), failed %d, consumed %d; fault: %s; %d s remaining",
+            elapsedNs / 1_000_000_000L, durationNs / 1_000_000_000L, sent, acked, ackedPerSec, failed, consumed, fault,
+            (remainingNs + 999_999_999L) / 1_000_000_000L);
+    }
+
+    /** The faults of {@code log} open at epoch ms {@code nowMs}, e.g. {@code kill-leader 2, pause 3}, or {@code none}. */
+    static String faultsNow(FaultLog log, long nowMs) {
+        List<FaultLog.Window> active = log.activeAt(nowMs);
+        return active.isEmpty() ? "none" : String.join(", ", active.stream().map(FaultLog.Window::label).toList());
     }
 
     private static Thread start(Runnable r, String name) {

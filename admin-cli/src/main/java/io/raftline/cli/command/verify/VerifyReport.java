@@ -14,7 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The three renderings of a verdict: the JSON document of the CLI contract, the console table, and report.md. */
+/** The three renderings of a verdict: the JSON document of the CLI contract, the console table, and report.md (which links the plot). */
 final class VerifyReport {
 
     private VerifyReport() {
@@ -103,7 +103,7 @@ final class VerifyReport {
         return String.join(", ", parts);
     }
 
-    static String markdown(Verdict v, RunInfo info, FaultLog faults) {
+    static String markdown(Verdict v, RunInfo info, FaultLog faults, AckPlot.Result plot) {
         StringWriter text = new StringWriter();
         PrintWriter md = new PrintWriter(text);
         md.println("# raftline verify: run " + info.run());
@@ -157,6 +157,15 @@ final class VerifyReport {
         md.println("Longest time without any acknowledgement (acks=all): " + v.availability().maxNoAckGapMs() + " ms, from t="
             + seconds(v.availability().gapStartNs()) + " s.");
         md.println();
+        md.println("## Acknowledged records per second");
+        md.println();
+        if (plot.isDrawn()) {
+            md.println("![Acknowledged records per second, fault windows shaded](" + plot.file() + ")");
+        } else {
+            md.println("The plot of acknowledged records per second could not be drawn (" + plot.problem()
+                + "); the verdict does not depend on it.");
+        }
+        md.println();
         md.println("## Fault timeline");
         md.println();
         if (v.availability().windows().isEmpty()) {
@@ -179,8 +188,9 @@ final class VerifyReport {
             info.notes().forEach(n -> md.println("- " + n));
             md.println();
         }
-        md.println("Not checked yet: the comparison of each partition's replicas (CRC32C up to the high watermark) and the plot");
-        md.println("of acknowledged records per second.");
+        md.println("After the final reads, the replicas of each partition were compared (CRC32C over the offsets all of them hold");
+        md.println("below their high watermarks): a disagreement counts in inconsistentOffsets, and a replica that could not be");
+        md.println("compared is in the notes.");
         md.flush();
         return text.toString();
     }

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The JSON document, the console table and report.md of a verdict, from a hand-made history; and the flags' parsing. */
 class VerifyReportTest {
@@ -101,7 +102,7 @@ class VerifyReportTest {
     @Test
     void theMarkdownReportHasTheVerdictPerAnomalyExamplesAndTheFaultTimeline() {
         Verdict v = Checker.check(history(), faults());
-        String md = VerifyReport.markdown(v, info(true), faults());
+        String md = VerifyReport.markdown(v, info(true), faults(), AckPlot.Result.drawn("acks.png"));
         assertThat(md).startsWith("# raftline verify: run r1")
             .contains("**Verdict:** SAFETY ANOMALIES FOUND (lost 1).")
             .contains("| lost | **FAILED** | 1 |")
@@ -109,7 +110,48 @@ class VerifyReportTest {
             .contains("### lost (first 1 of 1)")
             .contains("| " + T + " | 0 | 1 | p0-1 |")
             .contains("| kill-leader | 2 | 0.5 | 1.5 | 1200 |")
-            .contains("- a note");
+            .contains("- a note")
+            .contains("After the final reads, the replicas of each partition were compared")
+            .doesNotContain("Not checked yet");
+    }
+
+    @Test
+    void theMarkdownReportLinksThePlotOrSaysInOneLineWhyThereIsNone() {
+        Verdict v = Checker.check(history(), faults());
+        String md = VerifyReport.markdown(v, info(true), faults(), AckPlot.Result.drawn("acks.png"));
+        assertThat(md.lines().filter(l -> l.startsWith("![")).toList())
+            .containsExactly("![Acknowledged records per second, fault windows shaded](acks.png)");
+        String without = VerifyReport.markdown(v, info(true), faults(), AckPlot.Result.failed("Error: No fonts found."));
+        assertThat(without).doesNotContain("![").contains("**Verdict:** SAFETY ANOMALIES FOUND (lost 1).");
+        assertThat(without.lines().filter(l -> l.contains("could not be drawn")).toList()).containsExactly(
+            "The plot of acknowledged records per second could not be drawn (Error: No fonts found.); the verdict does not depend on it.");
+    }
+
+    @Test
+    void theProgressLineHasSentAcknowledgedTheFaultOpenNowAndTheTimeLeft() {
+        assertThat(VerifyCommand.progressLine(5_000_300_000L, 10_000_000_000L, 10_000, 9_990, 1998.4, 2, 9_000, "kill-leader 2"))
+            .isEqualTo("[5/10 s] sent 10000, acknowledged 9990 (1998/s), failed 2, consumed 9000; fault: kill-leader 2; 5 s remaining");
+        // elapsed rounds down, remaining up: they add up to the duration
+        assertThat(VerifyCommand.progressLine(9_999_000_000L, 10_000_000_000L, 1, 1, 0, 0, 0, "none"))
+            .startsWith("[9/10 s] sent 1,").endsWith("fault: none; 1 s remaining");
+        assertThat(VerifyCommand.progressLine(11_000_000_000L, 10_000_000_000L, 1, 1, 0, 0, 0, "none")).endsWith("; 0 s remaining");
+
+        FaultLog log = FaultLog.parse(List.of((START_MS + 1000) + " start kill-leader 2", (START_MS + 3000) + " end kill-leader 2",
+            (START_MS + 2000) + " start partition 3"));
+        assertThat(VerifyCommand.faultsNow(log, START_MS + 500)).isEqualTo("none");
+        assertThat(VerifyCommand.faultsNow(log, START_MS + 1000)).isEqualTo("kill-leader 2");
+        assertThat(VerifyCommand.faultsNow(log, START_MS + 2500)).isEqualTo("kill-leader 2, partition 3");
+        assertThat(VerifyCommand.faultsNow(log, START_MS + 3000)).as("an end closes the window").isEqualTo("partition 3");
+        assertThat(VerifyCommand.faultsNow(FaultLog.EMPTY, START_MS)).isEqualTo("none");
+    }
+
+    @Test
+    void aFaultLogThatIsADirectoryIsExit2BeforeAnythingIsCreated(@TempDir Path dir) {
+        StringWriter err = new StringWriter();
+        int code = RaftlineCli.run(new String[] {"verify", "--fault-log", dir.toString(), "--bootstrap-server", "127.0.0.1:1"},
+            new PrintWriter(new StringWriter()), new PrintWriter(err, true));
+        assertThat(code).as(err.toString()).isEqualTo(2);
+        assertThat(err.toString()).contains("--fault-log " + dir + " is a directory");
     }
 
     @Test
