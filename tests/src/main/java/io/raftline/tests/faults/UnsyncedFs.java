@@ -54,6 +54,12 @@ public final class UnsyncedFs implements AutoCloseable {
     private static final Path FUSERMOUNT = Path.of("/usr/bin/fusermount3");
     private static final Duration MOUNT_TIMEOUT = Duration.ofSeconds(15);
     private static final Duration EXIT_TIMEOUT = Duration.ofSeconds(5);
+    /**
+     * After an unmount, how long the daemon gets to exit on its own before SIGTERM. It does not when a copy of the
+     * mount lives on in another mount namespace: {@code ip netns exec} (the campaign's hosts, other tests) copies
+     * every mount into a new namespace for each process it starts, and those copies keep the filesystem alive.
+     */
+    private static final Duration UNMOUNTED_EXIT_TIMEOUT = Duration.ofSeconds(1);
     /** After a lazy unmount, how long the files still open on the mount get to close before SIGTERM. */
     private static final Duration LAZY_EXIT_TIMEOUT = Duration.ofSeconds(2);
     private static final Set<UnsyncedFs> OPEN = ConcurrentHashMap.newKeySet();
@@ -113,8 +119,9 @@ public final class UnsyncedFs implements AutoCloseable {
      * Power loss: unmounts and lets the daemon exit without writing back what was not fsynced. Returns how many
      * unsynced bytes were dropped, or -1 when the daemon had to be killed and could not say (its log tells why).
      * When a process still holds files on the mount (a kill -9'd node whose files are being closed), the unmount
-     * is lazy, and the daemon is stopped with SIGTERM if it has not exited after a few seconds; either way, writes
-     * that come after the crash fail rather than land.
+     * is lazy, and the daemon is stopped with SIGTERM if it has not exited after 2 s (1 s after a plain unmount, as
+     * copies of the mount in other mount namespaces keep it serving); either way, writes that come after the crash
+     * fail rather than land.
      */
     public long crash() throws IOException {
         if (daemon == null || !daemon.isAlive()) {
@@ -175,15 +182,19 @@ public final class UnsyncedFs implements AutoCloseable {
         }
     }
 
-    /** Unmounts and waits for the daemon: plain unmount, else lazy (busy), then SIGTERM, then SIGKILL. */
+    /**
+     * Unmounts and waits for the daemon: plain unmount, else lazy (busy), then SIGTERM, then SIGKILL. SIGTERM is as
+     * good a power loss as the unmount: the daemon leaves its loop without writing back, and its closing /dev/fuse
+     * aborts the connection, so every copy of the mount (lazily detached, or in another mount namespace) is dead.
+     */
     private void stop() throws IOException {
         Process p = daemon;
         boolean lazy = fusermount(false) != 0;
         if (lazy) {
             fusermount(true);
         }
-        if (!waitFor(p, lazy ? LAZY_EXIT_TIMEOUT : EXIT_TIMEOUT)) {
-            p.destroy();   // SIGTERM: the daemon leaves its loop and closes /dev/fuse, which aborts the connection
+        if (!waitFor(p, lazy ? LAZY_EXIT_TIMEOUT : UNMOUNTED_EXIT_TIMEOUT)) {
+            p.destroy();
             if (!waitFor(p, EXIT_TIMEOUT)) {
                 p.destroyForcibly();
                 waitFor(p, EXIT_TIMEOUT);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import io.raftline.tests.cluster.DebianPackages;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -216,6 +217,35 @@ class UnsyncedFsTest {
         }
         fs.remount();
         assertThat(Files.size(file)).isEqualTo(100L * UnsyncedFsWriter.RECORD_BYTES);
+    }
+
+    @Test
+    void aCopyOfTheMountInAnotherMountNamespaceIsDeadAfterTheCrash() throws Exception {
+        assertThat(DebianPackages.ensure(List.of("/usr/bin/unshare", "/usr/bin/nsenter"), "util-linux")).isEmpty();
+        mount(UnsyncedFs.Options.DEFAULT);
+        write(mnt.resolve("f"), bytes(9, 2000), false);
+        // what ip netns exec does for each process it starts: a new mount namespace, a copy of every mount
+        Process holder = new ProcessBuilder("/usr/bin/unshare", "--mount", "--propagation", "private", "sleep", "60")
+            .redirectErrorStream(true).start();
+        try {
+            Path holderMounts = Path.of("/proc/" + holder.pid() + "/mountinfo");
+            await().atMost(Duration.ofSeconds(10)).until(() -> Files.isReadable(holderMounts)
+                && Files.readString(holderMounts).contains(" " + mnt.toRealPath() + " ")
+                && !Files.readSymbolicLink(Path.of("/proc/" + holder.pid() + "/ns/mnt"))
+                    .equals(Files.readSymbolicLink(Path.of("/proc/self/ns/mnt"))));
+
+            assertThat(fs.crash()).as("the copy kept the daemon serving: it was stopped").isEqualTo(2000);
+            Process read = new ProcessBuilder("/usr/bin/nsenter", "--target", String.valueOf(holder.pid()), "--mount",
+                "cat", mnt.resolve("f").toString()).redirectErrorStream(true).start();
+            assertThat(read.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            assertThat(new String(read.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                .as("the copy in the other namespace").contains("Transport endpoint is not connected");
+        } finally {
+            holder.destroyForcibly();
+            holder.waitFor(10, TimeUnit.SECONDS);
+        }
+        fs.remount();
+        assertThat(Files.size(mnt.resolve("f"))).isZero();
     }
 
     @Test
