@@ -16,6 +16,10 @@
 #   netns-hosts.sh partition I [J...]    cut host I off from hosts J... (none named: from every other host);
 #                                        J may be "host" (the bridge address, where the tests' clients run)
 #   netns-hosts.sh heal [I]              remove every cut involving I (no I: every cut)
+#   netns-hosts.sh degrade I LOSS RATE   make host I's link lossy and narrow: drop LOSS % of the packets it sends
+#                                        and receives (0-100) and cap what it sends at RATE kbit/s (0: no cap);
+#                                        the kernel here has no netem, so no added latency
+#   netns-hosts.sh restore I             undo degrade
 #   netns-hosts.sh pids I                pids of the processes inside host I
 #   netns-hosts.sh kill I [SIGNAL]       send SIGNAL (default KILL) to every process inside host I
 #   netns-hosts.sh status                hosts, their addresses, cuts and processes
@@ -182,6 +186,39 @@ cmd_heal() {
   echo "heal: ${1:-every host}; cuts left: $(paste -sd';' "$STATE/cuts")"
 }
 
+cmd_degrade() {
+  need_host "${1:-}"
+  local i=$1 loss=${2:-} rate=${3:-}
+  [[ $loss =~ ^[0-9]+$ ]] && ((loss <= 100)) || usage "degrade I LOSS RATE: LOSS is a percentage, 0-100"
+  [[ $rate =~ ^[0-9]+$ ]] || usage "degrade I LOSS RATE: RATE is kbit/s, 0 for no cap"
+  cmd_restore "$i" >/dev/null
+  inside "$i" nft -f - <<EOF
+table inet rldegrade {
+  chain input {
+    type filter hook input priority filter - 10; policy accept;
+    iif "lo" accept
+    numgen random mod 100 < $loss drop
+  }
+  chain output {
+    type filter hook output priority filter - 10; policy accept;
+    oif "lo" accept
+    numgen random mod 100 < $loss drop
+  }
+}
+EOF
+  if ((rate > 0)); then
+    inside "$i" tc qdisc replace dev eth0 root tbf rate "${rate}kbit" burst 16kb latency 200ms
+  fi
+  echo "degrade: $(ns_name "$i") drops $loss % and sends at most $rate kbit/s (0: no cap)"
+}
+
+cmd_restore() {
+  need_host "${1:-}"
+  inside "$1" nft delete table inet rldegrade 2>/dev/null || true
+  inside "$1" tc qdisc del dev eth0 root 2>/dev/null || true
+  echo "restore: $(ns_name "$1") link as made"
+}
+
 cmd_kill() {
   need_host "${1:-}"
   local sig=${2:-KILL} pids
@@ -229,6 +266,8 @@ main() {
       ;;
     partition) cmd_partition "$@" ;;
     heal) cmd_heal "$@" ;;
+    degrade) cmd_degrade "$@" ;;
+    restore) cmd_restore "$@" ;;
     pids) need_host "${1:-}"; ip netns pids "$(ns_name "$1")" ;;
     kill) cmd_kill "$@" ;;
     status) cmd_status ;;

@@ -41,6 +41,7 @@ public final class TestCluster implements AutoCloseable {
         private final Map<String, String> overrides = new LinkedHashMap<>();
         private boolean tls;
         private String heap = "-Xmx256m";
+        private Placement placement = Placement.LOOPBACK;
 
         public Builder combined(int n) {
             this.combined = n;
@@ -79,6 +80,12 @@ public final class TestCluster implements AutoCloseable {
                 .config("offsets.topic.num.partitions", Integer.toString(offsetsPartitions))
                 .config("offsets.topic.replication.factor", "3")
                 .config("replica.lag.time.max.ms", "3000");
+        }
+
+        /** Where each node runs: its address, the command that places its process, its environment, its disks. */
+        public Builder placement(Placement where) {
+            this.placement = where;
+            return this;
         }
 
         public Builder heap(String heapOpts) {
@@ -141,7 +148,7 @@ public final class TestCluster implements AutoCloseable {
             boolean controller = spec.combined > 0 || id <= spec.controllers;
             boolean broker = spec.combined > 0 || id > spec.controllers;
             int[] ports = freePorts(5);
-            TestNode node = new TestNode(id, root.resolve("node-" + id), controller, broker, ports, spec.heap);
+            TestNode node = new TestNode(id, root.resolve("node-" + id), controller, broker, ports, spec.heap, spec.placement);
             nodes.put(id, node);
             if (controller) {
                 voterIds.add(id);
@@ -150,8 +157,8 @@ public final class TestCluster implements AutoCloseable {
         StringJoiner voters = new StringJoiner(",");
         StringJoiner controllerEndpoints = new StringJoiner(",");
         for (int id : voterIds) {
-            voters.add(id + "@127.0.0.1:" + nodes.get(id).quorumPort());
-            controllerEndpoints.add("127.0.0.1:" + nodes.get(id).controllerPort());
+            voters.add(id + "@" + nodes.get(id).address() + ":" + nodes.get(id).quorumPort());
+            controllerEndpoints.add(nodes.get(id).address() + ":" + nodes.get(id).controllerPort());
         }
         int brokerCount = (int) nodes.values().stream().filter(TestNode::isBroker).count();
         if (spec.tls) {
@@ -179,6 +186,7 @@ public final class TestCluster implements AutoCloseable {
             }
             props.putAll(spec.overrides);
             node.writeConfig(props);
+            spec.placement.prepare(node);
             node.format(clusterId);
         }
         for (TestNode node : nodes.values()) {
@@ -224,7 +232,7 @@ public final class TestCluster implements AutoCloseable {
         StringJoiner joiner = new StringJoiner(",");
         for (TestNode node : nodes.values()) {
             if (node.isBroker()) {
-                joiner.add("127.0.0.1:" + node.brokerPort());
+                joiner.add(node.address() + ":" + node.brokerPort());
             }
         }
         return joiner.toString();
@@ -235,7 +243,7 @@ public final class TestCluster implements AutoCloseable {
         StringJoiner joiner = new StringJoiner(",");
         for (TestNode node : nodes.values()) {
             if (node.isBroker()) {
-                joiner.add("127.0.0.1:" + node.kafkaPort());
+                joiner.add(node.address() + ":" + node.kafkaPort());
             }
         }
         return joiner.toString();

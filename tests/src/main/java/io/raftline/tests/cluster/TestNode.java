@@ -31,12 +31,18 @@ public final class TestNode {
     private final int metricsPort;
     private final int kafkaPort;
     private final String heap;
+    private final String address;
+    private final List<String> launcher;
+    private final Map<String, String> environment;
     private Process process;
     /** Started by the test and not since stopped or killed by it. */
     private boolean wanted;
 
-    TestNode(int id, Path dir, boolean controller, boolean broker, int[] ports, String heap) {
+    TestNode(int id, Path dir, boolean controller, boolean broker, int[] ports, String heap, Placement placement) {
         this.id = id;
+        this.address = placement.address(id);
+        this.launcher = List.copyOf(placement.launcher(id));
+        this.environment = Map.copyOf(placement.environment(id));
         this.dir = dir;
         this.controller = controller;
         this.broker = broker;
@@ -81,6 +87,11 @@ public final class TestNode {
         return kafkaPort;
     }
 
+    /** The address every listener of this node binds (127.0.0.1 unless the cluster places nodes on hosts). */
+    public String address() {
+        return address;
+    }
+
     public Path dir() {
         return dir;
     }
@@ -106,12 +117,12 @@ public final class TestNode {
         sb.append("process.roles=").append(String.join(",", roles)).append('\n');
         sb.append("log.dirs=").append(dir.resolve("data")).append('\n');
         sb.append("metadata.dir=").append(dir.resolve("metadata")).append('\n');
-        sb.append("broker.listener=127.0.0.1:").append(brokerPort).append('\n');
-        sb.append("quorum.listener=127.0.0.1:").append(quorumPort).append('\n');
-        sb.append("controller.listener=127.0.0.1:").append(controllerPort).append('\n');
-        sb.append("metrics.listener=127.0.0.1:").append(metricsPort).append('\n');
+        sb.append("broker.listener=").append(address).append(':').append(brokerPort).append('\n');
+        sb.append("quorum.listener=").append(address).append(':').append(quorumPort).append('\n');
+        sb.append("controller.listener=").append(address).append(':').append(controllerPort).append('\n');
+        sb.append("metrics.listener=").append(address).append(':').append(metricsPort).append('\n');
         if (broker) {
-            sb.append("kafka.listener=127.0.0.1:").append(kafkaPort).append('\n');
+            sb.append("kafka.listener=").append(address).append(':').append(kafkaPort).append('\n');
         }
         // "{node.dir}" in a value stands for this node's directory (e.g. several log.dirs per node).
         extra.forEach((k, v) -> sb.append(k).append('=').append(v.replace(NODE_DIR, dir.toString())).append('\n'));
@@ -158,13 +169,37 @@ public final class TestNode {
         }
     }
 
+    /**
+     * Empties the node's log dir ({@code data}) and metadata dir and formats them again with {@code clusterId}: the node
+     * comes back as a freshly installed one with the same id. The node must not be running.
+     */
+    public synchronized void wipeAndFormat(String clusterId) {
+        if (isRunning()) {
+            throw new IllegalStateException("node " + id + " is running");
+        }
+        for (Path d : List.of(dir.resolve("data"), dir.resolve("metadata"))) {
+            if (Files.isDirectory(d)) {
+                try (java.util.stream.Stream<Path> walk = Files.walk(d)) {
+                    walk.sorted(java.util.Comparator.reverseOrder()).filter(p -> !p.equals(d)).forEach(p -> p.toFile().delete());
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        }
+        format(clusterId);
+    }
+
     /** Starts the node process (also to restart it after a stop or kill). */
     public synchronized void start() {
         if (process != null && process.isAlive()) {
             throw new IllegalStateException("node " + id + " is already running");
         }
         try {
-            process = new ProcessBuilder(javaCommand("server", "--config", configFile().toString()))
+            List<String> cmd = new ArrayList<>(launcher);
+            cmd.addAll(javaCommand("server", "--config", configFile().toString()));
+            ProcessBuilder pb = new ProcessBuilder(cmd);
+            pb.environment().putAll(environment);
+            process = pb
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("logs/console.out").toFile()))
                 .start();
@@ -194,7 +229,7 @@ public final class TestNode {
     }
 
     private HttpURLConnection open(String path) throws IOException {
-        HttpURLConnection c = (HttpURLConnection) URI.create((tls == null ? "http" : "https") + "://127.0.0.1:" + metricsPort
+        HttpURLConnection c = (HttpURLConnection) URI.create((tls == null ? "http" : "https") + "://" + address + ":" + metricsPort
             + path).toURL().openConnection();
         if (c instanceof javax.net.ssl.HttpsURLConnection https) {
             https.setSSLSocketFactory(tls.getSocketFactory());
