@@ -445,6 +445,15 @@ public final class Log {
         synchronized (lock) {
             checkWritable();
             if (offset >= end.offset()) {
+                // Nothing to cut from the log, but an epoch this replica assigned as leader and never wrote in may end
+                // the cache: drop it, or this replica goes on naming it as its last fetched epoch and the new leader
+                // answers the same divergence forever (as Kafka's UnifiedLog.truncateTo, which always truncates its
+                // epoch cache from the log end).
+                try {
+                    epochCache.truncateFromEnd(end.offset());
+                } catch (IOException e) {
+                    throw storageError("truncate the epoch checkpoint", e);
+                }
                 return;
             }
             if (offset <= logStartOffset) {

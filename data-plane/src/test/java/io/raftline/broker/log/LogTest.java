@@ -177,6 +177,32 @@ class LogTest {
     }
 
     /**
+     * A leader records its epoch's start offset when it is elected, before it appends anything. If it loses the
+     * leadership first, its cache ends with an epoch that has no records, which the new leader (of a later epoch) never
+     * had: the new leader answers a fetch naming that epoch with a divergence whose truncation point is this log's end.
+     * Truncating to the log end must still drop that epoch (as Kafka's {@code UnifiedLog.truncateTo} does), or the
+     * follower names it again on its next fetch and never catches up (the fault campaign's power loss of every node
+     * left a follower in that loop).
+     */
+    @Test
+    void truncatingToTheLogEndDropsAnEpochThatHasNoRecords() throws Exception {
+        try (LogFixture f = new LogFixture(tmp, Map.of())) {
+            f.log.appendAsLeader(TestBatches.batch(10, "e0", 1), 0);
+            assertThat(f.log.assignEpochStartOffset(1)).isEqualTo(10);
+            assertThat(f.log.latestEpoch()).isEqualTo(1);
+            f.log.truncateTo(10);
+            assertThat(f.log.latestEpoch()).as("the epoch without records is gone").isZero();
+            assertThat(f.log.endOffsetForEpoch(0)).contains(new EpochEndOffset(0, 10));
+            assertThat(f.log.logEndOffset()).isEqualTo(10);
+            f.restartClean();
+            assertThat(f.log.latestEpoch()).as("and stays gone after a restart").isZero();
+            f.log.truncateTo(50);
+            assertThat(f.log.logEndOffset()).as("a truncation past the end changes nothing").isEqualTo(10);
+            assertThat(f.log.latestEpoch()).isZero();
+        }
+    }
+
+    /**
      * A restart reads only the active segment's tail (and the recovered ones): a truncation that removes whole
      * segments makes an older, unread segment the last one, and the log end must then be that segment's real end.
      */

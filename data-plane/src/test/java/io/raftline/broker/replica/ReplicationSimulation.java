@@ -200,8 +200,10 @@ final class ReplicationSimulation {
             return true;
         }
 
+        /** As {@code Log.truncateTo}: at or past the end only an epoch without records at the end goes. */
         void truncateTo(long offset) {
             if (offset >= logEnd()) {
+                epochs = epochs.stream().filter(e -> e.startOffset() < logEnd()).toList();
                 return;
             }
             records.subList((int) offset, records.size()).clear();

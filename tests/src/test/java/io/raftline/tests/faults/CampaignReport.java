@@ -43,6 +43,7 @@ final class CampaignReport {
     private static final class Row {
         int runs;
         int anomalous;
+        int unhealed;
         long acked;
         long worstGapMs = -1;
         long worstPartitionGapMs = -1;
@@ -63,6 +64,7 @@ final class CampaignReport {
                 Row r = rows.computeIfAbsent(w.fault(), k -> new Row());
                 r.runs++;
                 r.anomalous += o.safe() ? 0 : 1;
+                r.unhealed += o.healed() ? 0 : 1;
                 r.acked += o.windows().size() == 1 ? o.acked() : 0;
                 r.worstGapMs = Math.max(r.worstGapMs, w.maxNoAckGapMs());
                 r.worstPartitionGapMs = Math.max(r.worstPartitionGapMs, w.partitionGapMs());
@@ -76,11 +78,11 @@ final class CampaignReport {
                 r.quorumChanges += w.effects().quorumLeaders().size() > 1 ? 1 : 0;
             }
         }
-        md.append("| fault | runs | runs with an anomaly | worst unavailability of the measured partition (ms) | worst time without "
+        md.append("| fault | runs | runs with an anomaly | runs not healed | worst unavailability of the measured partition (ms) | worst time without "
             + "any ack (ms) | acks=1 records lost | runs with a leader change | with a broker fenced | with an ISR shrink "
-            + "| with a new quorum leader |\n|---|---|---|---|---|---|---|---|---|---|\n");
+            + "| with a new quorum leader |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
         rows.forEach((fault, r) -> md.append("| ").append(fault).append(" | ").append(r.runs).append(" | ").append(r.anomalous)
-            .append(" | ").append(r.worstPartitionGapMs).append(" | ").append(r.worstGapMs).append(" | ")
+            .append(" | ").append(r.unhealed).append(" | ").append(r.worstPartitionGapMs).append(" | ").append(r.worstGapMs).append(" | ")
             .append(r.acks1Runs == 0 ? "-" : Long.toString(r.acks1Lost)).append(" | ").append(r.leaderChanges).append(" | ").append(r.fencings).append(" | ")
             .append(r.isrShrinks).append(" | ").append(r.quorumChanges).append(" |\n"));
         md.append("\n## Runs\n\n| run | seed | verdict | acked | fault: target, partition / any-ack gap, effects |\n"
@@ -97,6 +99,7 @@ final class CampaignReport {
             }
             md.append("| ").append(o.name()).append(" | ").append(o.seed()).append(" | ")
                 .append(o.safe() ? "ok" : "**" + o.anomalySummary() + " (exit " + o.exitCode() + ")**")
+                .append(o.healed() ? "" : ", **not healed within verify's wait**")
                 .append(o.detail().isBlank() ? "" : " " + o.detail().replace('|', '/').replace('\n', ' ')).append(" | ")
                 .append(o.acked()).append(" | ").append(faults).append(" |\n");
         }

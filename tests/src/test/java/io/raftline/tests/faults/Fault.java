@@ -1,5 +1,7 @@
 package io.raftline.tests.faults;
 
+import java.time.Duration;
+
 /**
  * One kind of fault of the campaign: {@link #inject} puts it in place against the campaign's cluster and returns how to
  * end it. A fault that acts over time (flapping, clock jumps) runs its own thread until healed.
@@ -11,6 +13,12 @@ interface Fault {
 
     /** The family the default suite runs one short fault of (e.g. "kill", "partition"). */
     String family();
+
+    /**
+     * Workload time to allow for the heal beyond the fault's hold: a fault whose heal restarts a node (its JVM start,
+     * its catch-up) needs seconds, a cut or a link heals at once.
+     */
+    Duration healAllowance();
 
     /** Injects the fault, choosing its target with the run's seeded random. */
     Injected inject(FaultTarget target) throws Exception;

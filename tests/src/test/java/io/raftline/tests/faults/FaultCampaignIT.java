@@ -36,20 +36,20 @@ class FaultCampaignIT {
         FaultRun.Outcome hosts;
         try (CampaignCluster c = CampaignCluster.onHosts(REPORTS.resolve("hosts-work").toAbsolutePath(), Map.of())) {
             hosts = FaultRun.run(c, "every-family", faults.stream().map(Faults::named).toList(), seed, Duration.ofSeconds(2),
-                Duration.ofSeconds(2), Duration.ofSeconds(4), REPORTS, "--rate", "1000");
+                Duration.ofSeconds(2), 0.6, REPORTS, "--rate", "1000");
         }
         report.add(hosts);
         FaultRun.Outcome power;
         try (CampaignCluster c = CampaignCluster.withPowerLoss(REPORTS.resolve("power-work").toAbsolutePath(),
             Map.of("log.flush.interval.messages", "1"))) {
             power = FaultRun.run(c, "power-loss-flush1", List.of(Faults.named("power-loss-one"), Faults.named("power-loss-all")),
-                seed, Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5), REPORTS, "--rate", "1000");
+                seed, Duration.ofSeconds(1), Duration.ofSeconds(2), 0.6, REPORTS, "--rate", "1000");
         }
         report.add(power);
         System.out.println(report.markdown());
         for (FaultRun.Outcome o : List.of(hosts, power)) {
             assertThat(o.detail()).as(o.name() + " (seed " + seed + ")").isEmpty();
-            assertThat(o.safe()).as(o.name() + ": " + o.anomalySummary() + " (seed " + seed + "; report " + o.reportDir() + ")").isTrue();
+            assertThat(o.safeAndHealed()).as(o.name() + ": " + o.anomalySummary() + ", healed " + o.healed() + " (seed " + seed + "; report " + o.reportDir() + ")").isTrue();
             assertThat(o.acked()).as(o.name()).isPositive();
         }
         assertThat(hosts.windows()).extracting(FaultRun.Window::fault).containsExactlyElementsOf(faults);

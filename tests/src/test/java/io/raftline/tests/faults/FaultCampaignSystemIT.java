@@ -90,7 +90,7 @@ class FaultCampaignSystemIT {
         }
         System.out.println(report.markdown());
         for (FaultRun.Outcome o : mustBeSafe) {
-            assertThat(o.safe()).as(o.name() + " (seed " + o.seed() + "): " + o.anomalySummary() + " " + o.detail() + "; report "
+            assertThat(o.safeAndHealed()).as(o.name() + " (seed " + o.seed() + "): " + o.anomalySummary() + ", healed " + o.healed() + " " + o.detail() + "; report "
                 + o.reportDir()).isTrue();
         }
     }

@@ -55,7 +55,8 @@ final class FaultRun {
     }
 
     /** The run's result: verify's exit code and JSON verdict, the fault windows, where the report is. */
-    record Outcome(String name, long seed, int exitCode, JsonNode verdict, List<Window> windows, Path reportDir, String detail) {
+    record Outcome(String name, long seed, int exitCode, JsonNode verdict, boolean healed, List<Window> windows, Path reportDir,
+                   String detail) {
 
         long anomalies() {
             if (verdict == null) {
@@ -94,7 +95,14 @@ final class FaultRun {
         boolean safe() {
             return exitCode == 0 && anomalies() == 0;
         }
+
+        /** Safe, and every partition had a leader and a full ISR again within verify's heal wait after the fault. */
+        boolean safeAndHealed() {
+            return safe() && healed;
+        }
     }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 
     private FaultRun() {
     }
@@ -105,12 +113,12 @@ final class FaultRun {
      */
     static Outcome run(CampaignCluster campaign, String name, List<Fault> faults, long seed, Duration hold, Duration gap,
         Path reportRoot, String... verifyArgs) throws Exception {
-        return run(campaign, name, faults, seed, hold, gap, Duration.ofSeconds(6), reportRoot, verifyArgs);
+        return run(campaign, name, faults, seed, hold, gap, 1.0, reportRoot, verifyArgs);
     }
 
-    /** As above; {@code healAllowance} is the workload time added per fault for its heal (a restart takes seconds). */
+    /** As above, with each fault's {@link Fault#healAllowance()} scaled by {@code healScale} (a short run takes less). */
     static Outcome run(CampaignCluster campaign, String name, List<Fault> faults, long seed, Duration hold, Duration gap,
-        Duration healAllowance, Path reportRoot, String... verifyArgs) throws Exception {
+        double healScale, Path reportRoot, String... verifyArgs) throws Exception {
         SplittableRandom random = new SplittableRandom(seed);
         TestCluster cluster = campaign.cluster();
         Path dir = reportRoot.resolve(name);
@@ -123,7 +131,7 @@ final class FaultRun {
         for (int i = 0; i < faults.size(); i++) {
             long h = hold.toMillis() + random.nextLong(hold.toMillis() / 2 + 1);
             holds.add(h);
-            plannedMs += h + gap.toMillis() + healAllowance.toMillis();
+            plannedMs += h + gap.toMillis() + (long) (faults.get(i).healAllowance().toMillis() * healScale);
         }
         List<String> args = new ArrayList<>(List.of("verify", "--duration", plannedMs + "ms", "--output", "json", "--report-dir",
             dir.toString(), "--fault-log", faultLog.toString(), "--write-history"));
@@ -164,10 +172,17 @@ final class FaultRun {
         Cli.Result r = verify.get(plannedMs + 420_000, TimeUnit.MILLISECONDS);
         JsonNode doc = null;
         try {
-            doc = Cli.document(r);
-        } catch (RuntimeException | AssertionError e) {
+            // exit 1 (an anomaly) still prints the verdict
+            doc = r.outLines().size() == 1 ? JSON.readTree(r.out()) : null;
+        } catch (java.io.IOException e) {
+            doc = null;
+        }
+        if (doc == null || !doc.has("anomalies")) {
+            doc = null;
             detail.append("no JSON verdict: ").append(r);
         }
+        boolean healed = Files.exists(dir.resolve("report.md"))
+            && Files.readString(dir.resolve("report.md"), StandardCharsets.UTF_8).contains("| healed after the workload | yes");
         if (doc != null) {
             Map<String, Long> gaps = new HashMap<>();
             for (JsonNode w : doc.get("unavailability").get("windows")) {
@@ -186,7 +201,7 @@ final class FaultRun {
                 detail.append(r.err().lines().filter(l -> l.startsWith("error")).findFirst().orElse(""));
             }
         }
-        return new Outcome(name, seed, r.exitCode(), doc, windows, dir, detail.toString());
+        return new Outcome(name, seed, r.exitCode(), doc, healed, windows, dir, detail.toString());
     }
 
     /**

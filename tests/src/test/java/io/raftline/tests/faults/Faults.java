@@ -19,7 +19,7 @@ final class Faults {
     private Faults() {
     }
 
-    private record Simple(String name, String family, Injector injector) implements Fault {
+    private record Simple(String name, String family, Duration healAllowance, Injector injector) implements Fault {
         @Override
         public Injected inject(FaultTarget t) throws Exception {
             return injector.inject(t);
@@ -33,8 +33,14 @@ final class Faults {
 
     private static final Map<String, Fault> ALL = new LinkedHashMap<>();
 
+    /** A node restart (JVM start, registration, catch-up) on this 2-core machine under load. */
+    private static final Duration RESTART = Duration.ofSeconds(12);
+    private static final Duration AT_ONCE = Duration.ofSeconds(3);
+    private static final java.util.Set<String> RESTARTING = java.util.Set.of("kill", "restart-minority", "disk", "power");
+
     private static void add(String name, String family, Injector injector) {
-        ALL.put(name, new Simple(name, family, injector));
+        boolean restarts = RESTARTING.contains(family) || name.equals("replace-voter");
+        ALL.put(name, new Simple(name, family, restarts ? RESTART : AT_ONCE, injector));
     }
 
     static {
