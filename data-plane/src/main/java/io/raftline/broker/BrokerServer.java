@@ -202,6 +202,8 @@ public final class BrokerServer implements AutoCloseable {
         replicaManager = new ReplicaManager(brokerId, time, logManager, config.originals(), scheduler,
             request -> metadata.channel().alterPartition(request), () -> metadata.lifecycle().brokerEpoch(),
             config.getLong("replica.lag.time.max.ms"), fetcherSettings);
+        replicaManager.refuseWritesWhenCutOff(() -> metadata.lifecycle().msSinceControllerAnswer(),
+            config.getInt("broker.session.timeout.ms"));
         metadata.follower().addListener(this::onMetadataUpdate);
         metadata.lifecycle().setOfflineStorage(
             () -> logManager.offlineDirs().stream().map(Path::toString).sorted().toList(), replicaManager::offlineReplicas);

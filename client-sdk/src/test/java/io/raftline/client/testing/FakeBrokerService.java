@@ -358,6 +358,7 @@ final class FakeBrokerService extends BrokerServiceGrpc.BrokerServiceImplBase {
             out.onError(Status.UNAVAILABLE.withDescription("injected metadata failure").asRuntimeException());
             return;
         }
+        c.metadataAnsweredBy.merge(brokerId, 1, Integer::sum);
         out.onNext(c.metadata(request));
         out.onCompleted();
     }

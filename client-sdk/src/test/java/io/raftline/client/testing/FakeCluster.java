@@ -49,6 +49,8 @@ public final class FakeCluster implements AutoCloseable {
     final AtomicInteger produceRequests = new AtomicInteger();
     final AtomicInteger fetchRequests = new AtomicInteger();
     final AtomicInteger metadataRequests = new AtomicInteger();
+    /** Metadata requests answered, by broker id. */
+    final Map<Integer, Integer> metadataAnsweredBy = new java.util.concurrent.ConcurrentHashMap<>();
     /** Metadata requests still to fail with UNAVAILABLE (a broker that is down or restarting). */
     final AtomicInteger failingMetadata = new AtomicInteger();
     final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -192,6 +194,11 @@ public final class FakeCluster implements AutoCloseable {
     /** The next {@code n} metadata requests fail with gRPC UNAVAILABLE, as against a broker that is down. */
     public void failNextMetadata(int n) {
         failingMetadata.set(n);
+    }
+
+    /** Metadata requests broker {@code brokerId} answered. */
+    public int metadataAnsweredBy(int brokerId) {
+        return metadataAnsweredBy.getOrDefault(brokerId, 0);
     }
 
     public int metadataRequests() {

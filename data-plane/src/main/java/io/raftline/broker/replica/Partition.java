@@ -368,6 +368,32 @@ public final class Partition {
         }
     }
 
+    /**
+     * As leader, whether it refuses writes for having lost touch with the controller and its followers
+     * ({@link PartitionState#refusesWrites}).
+     */
+    public boolean refusesWrites(long controllerSilenceMs, long sessionTimeoutMs) {
+        synchronized (lock) {
+            return leader && state != null && state.refusesWrites(time.milliseconds(), controllerSilenceMs, sessionTimeoutMs);
+        }
+    }
+
+    /**
+     * Answers every acks=all produce waiting here with {@code code} (they never commit on this leader as far as it can
+     * tell; an idempotent producer's retry elsewhere is deduplicated by its sequence numbers). Returns how many.
+     */
+    public int failCommitWaiters(ErrorCode code) {
+        List<CompletableFuture<ErrorCode>> failed = new ArrayList<>();
+        synchronized (lock) {
+            for (List<PendingAck> acks : pendingAcks.values()) {
+                acks.forEach(a -> failed.add(a.future()));
+            }
+            pendingAcks.clear();
+        }
+        failed.forEach(f -> f.complete(code));
+        return failed.size();
+    }
+
     /** acks=all produces waiting for the high watermark (the produce purgatory of this partition). */
     public int commitWaiters() {
         synchronized (lock) {

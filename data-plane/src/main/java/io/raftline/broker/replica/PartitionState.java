@@ -341,4 +341,29 @@ record PartitionState(int localId, int leaderEpoch, int partitionEpoch, List<Int
         }
         return min;
     }
+
+    /**
+     * Whether this leader refuses writes because it has probably been replaced without knowing it: the controller has
+     * not answered it for longer than the broker session ({@code controllerSilenceMs > sessionTimeoutMs}; the controller
+     * fences a silent broker after that and elects other leaders), and a member of its ISR has not fetched for as long
+     * (so an acks=all write could not commit here, and the followers have likely moved to another leader). Clients
+     * told NOT_LEADER_OR_FOLLOWER look the leader up again instead of waiting out their request timeout. While every
+     * ISR follower still fetches (the quorum alone unreachable, as in a quorum without a majority) writes go on, and
+     * a leader without followers in its ISR never refuses for this.
+     */
+    boolean refusesWrites(long nowMs, long controllerSilenceMs, long sessionTimeoutMs) {
+        if (controllerSilenceMs <= sessionTimeoutMs) {
+            return false;
+        }
+        for (int id : isr) {
+            if (id == localId) {
+                continue;
+            }
+            FollowerState f = followers.get(id);
+            if (f == null || nowMs - f.lastFetchTimeMs() > sessionTimeoutMs) {
+                return true;
+            }
+        }
+        return false;
+    }
 }

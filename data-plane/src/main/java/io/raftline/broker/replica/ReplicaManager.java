@@ -128,8 +128,48 @@ public final class ReplicaManager implements AutoCloseable {
         this.fetcherManager = new ReplicaFetcherManager(brokerId, this, fetcherSettings, time, quotas);
     }
 
+    /** How long the controller has been silent (ms), and the broker session after which that counts (0: never). */
+    private volatile LongSupplier controllerSilenceMs = () -> 0L;
+    private volatile long sessionTimeoutMs;
+
+    /**
+     * Lets leaders refuse writes once the controller has been silent for longer than {@code sessionTimeoutMs} and an
+     * ISR follower stopped fetching ({@link Partition#refusesWrites}); call before {@link #startup}.
+     */
+    public void refuseWritesWhenCutOff(LongSupplier msSinceControllerAnswer, long sessionTimeout) {
+        this.controllerSilenceMs = msSinceControllerAnswer;
+        this.sessionTimeoutMs = sessionTimeout;
+    }
+
     public void startup() {
         scheduler.scheduleWithFixedDelay(this::maybeChangeIsr, isrCheckMs, isrCheckMs, TimeUnit.MILLISECONDS);
+        if (sessionTimeoutMs > 0) {
+            long every = Math.max(50, sessionTimeoutMs / 4);
+            scheduler.scheduleWithFixedDelay(this::failWritesWhenCutOff, every, every, TimeUnit.MILLISECONDS);
+        }
+    }
+
+    /** Answers the acks=all produces waiting on leaders that refuse writes (see {@link #refuseWritesWhenCutOff}). */
+    private void failWritesWhenCutOff() {
+        try {
+            long silence = controllerSilenceMs.getAsLong();
+            if (silence <= sessionTimeoutMs) {
+                return;
+            }
+            for (Map.Entry<TopicPartition, Partition> e : partitions.entrySet()) {
+                Partition p = e.getValue();
+                if (p.refusesWrites(silence, sessionTimeoutMs)) {
+                    int failed = p.failCommitWaiters(ErrorCode.NOT_LEADER);
+                    if (failed > 0) {
+                        LOG.warn("{}: no answer from the controller for {} ms and the ISR stopped fetching: {} acks=all "
+                            + "produce(s) answered NOT_LEADER_OR_FOLLOWER, as this broker may no longer lead it", e.getKey(), silence,
+                            failed);
+                    }
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("checking for writes to refuse failed", e);
+        }
     }
 
     /**
@@ -401,6 +441,14 @@ public final class ReplicaManager implements AutoCloseable {
         if (fenced) {
             return CompletableFuture.completedFuture(ProduceResult.failed(ErrorCode.NOT_LEADER,
                 "broker " + brokerId + " is fenced by the controller"));
+        }
+        if (sessionTimeoutMs > 0) {
+            long silence = controllerSilenceMs.getAsLong();
+            if (partition.refusesWrites(silence, sessionTimeoutMs)) {
+                return CompletableFuture.completedFuture(ProduceResult.failed(ErrorCode.NOT_LEADER, "broker " + brokerId
+                    + " has had no answer from the controller for " + silence + " ms and the ISR of " + tp
+                    + " stopped fetching: it may no longer lead it"));
+            }
         }
         Partition.AppendResult appended;
         try {

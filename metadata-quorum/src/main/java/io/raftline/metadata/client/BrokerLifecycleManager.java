@@ -64,6 +64,8 @@ public final class BrokerLifecycleManager implements Closeable {
     private long sentSeq;
     private long answeredSeq;
     private long lastSentMs;
+    /** When (hiResMilliseconds) the controller last answered a registration or heartbeat; any thread reads it. */
+    private volatile long lastAnsweredMs = Long.MIN_VALUE;
     private int outstanding;
     /** Manager thread only: the scheduled next heartbeat. */
     private ScheduledFuture<?> nextHeartbeat;
@@ -177,6 +179,7 @@ public final class BrokerLifecycleManager implements Closeable {
                 schedule(this::register, heartbeatIntervalMs);
                 return;
             }
+            lastAnsweredMs = time.hiResMilliseconds();
             brokerEpoch = resp.getBrokerEpoch();
             state = State.FENCED;
             LOG.info("broker {} registered with epoch {} (incarnation {})", brokerId, brokerEpoch, incarnationId);
@@ -204,6 +207,7 @@ public final class BrokerLifecycleManager implements Closeable {
             if (err != null) {
                 LOG.debug("broker {} heartbeat failed: {}", brokerId, err.toString());
             } else {
+                lastAnsweredMs = time.hiResMilliseconds();
                 onHeartbeat(resp);
             }
             // Only the newest heartbeat's answer schedules the next one (an overdue one may have been sent meanwhile).
@@ -239,6 +243,16 @@ public final class BrokerLifecycleManager implements Closeable {
             state = State.ACTIVE;
             unfenced.complete(null);
         }
+    }
+
+    /**
+     * Milliseconds since the active controller last answered this broker (a heartbeat or the registration), or
+     * {@code Long.MAX_VALUE} before the first answer. Past {@code broker.session.timeout.ms} the controller may have
+     * fenced this broker and moved its leaderships without it knowing.
+     */
+    public long msSinceControllerAnswer() {
+        long last = lastAnsweredMs;
+        return last == Long.MIN_VALUE ? Long.MAX_VALUE : time.hiResMilliseconds() - last;
     }
 
     private ScheduledFuture<?> schedule(Runnable r, long delayMs) {

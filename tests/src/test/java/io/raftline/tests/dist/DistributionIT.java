@@ -117,6 +117,17 @@ class DistributionIT {
             assertThat(consume.out()).isEqualTo("one\ntwo\nthree\n");
             assertThat(consume.err()).contains("Processed a total of 3 messages");
 
+            // raftline verify from the distribution against the dev cluster: a checked run, its verdict and its report.
+            Path reportDir = tmp.resolve("verify-report");
+            Run verify = run("", "verify", "--duration", "5s", "--rate", "500", "--output", "json", "--report-dir",
+                reportDir.toString(), b);
+            assertThat(verify.code()).as(verify.err()).isZero();
+            JsonNode verdict = new ObjectMapper().readTree(verify.out());
+            assertThat(verdict.get("acked").asLong()).as(verify.out()).isPositive();
+            verdict.get("anomalies").fields().forEachRemaining(a -> assertThat(a.getValue().asLong()).as(a.getKey()).isZero());
+            assertThat(Files.readString(reportDir.resolve("report.md"))).contains("no safety anomaly found");
+            assertThat(reportDir.resolve("acks.png")).isNotEmptyFile();
+
             // The Kafka listener at P+4, listed in cluster.json, hands the same records to Kafka's own consumer.
             String kafkaBootstrap = "127.0.0.1:" + (basePort + 4);
             assertThat(cluster.get("kafkaBootstrap").asText()).isEqualTo(kafkaBootstrap);

@@ -20,6 +20,11 @@ interface Fault {
      */
     Duration healAllowance();
 
+    /** The shortest time this fault is held, whatever the run's base hold (0: none). */
+    default Duration minHold() {
+        return Duration.ZERO;
+    }
+
     /** Injects the fault, choosing its target with the run's seeded random. */
     Injected inject(FaultTarget target) throws Exception;
 

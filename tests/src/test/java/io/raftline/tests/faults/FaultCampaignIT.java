@@ -60,6 +60,12 @@ class FaultCampaignIT {
             if (List.of("kill-leader", "pause-leader", "partition-leader").contains(w.fault())) {
                 assertThat(w.effects().leaderChanges()).as(w.fault() + " moved the leadership: " + w.effects()).isPositive();
             }
+            if (w.fault().equals("partition-leader")) {
+                // the cut-off leader refuses writes once the controller and its followers fall silent, and its clients
+                // find the new leader while the cut lasts (before, they waited for the heal or their request timeout)
+                assertThat(w.partitionGapMs()).as("acks=all writes to the cut-off leader's partition resumed before the cut "
+                    + "healed (" + (w.endMs() - w.startMs()) + " ms)").isLessThan(w.endMs() - w.startMs());
+            }
         }
     }
 }

@@ -129,7 +129,7 @@ final class FaultRun {
         // the workload lasts for the faults and their heals: a lead-in, then each fault's hold, gap and a heal allowance
         long plannedMs = 5_000;
         for (int i = 0; i < faults.size(); i++) {
-            long h = hold.toMillis() + random.nextLong(hold.toMillis() / 2 + 1);
+            long h = Math.max(faults.get(i).minHold().toMillis(), hold.toMillis() + random.nextLong(hold.toMillis() / 2 + 1));
             holds.add(h);
             plannedMs += h + gap.toMillis() + (long) (faults.get(i).healAllowance().toMillis() * healScale);
         }

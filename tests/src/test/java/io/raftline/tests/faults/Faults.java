@@ -19,7 +19,7 @@ final class Faults {
     private Faults() {
     }
 
-    private record Simple(String name, String family, Duration healAllowance, Injector injector) implements Fault {
+    private record Simple(String name, String family, Duration healAllowance, Duration minHold, Injector injector) implements Fault {
         @Override
         public Injected inject(FaultTarget t) throws Exception {
             return injector.inject(t);
@@ -38,9 +38,15 @@ final class Faults {
     private static final Duration AT_ONCE = Duration.ofSeconds(3);
     private static final java.util.Set<String> RESTARTING = java.util.Set.of("kill", "restart-minority", "disk", "power");
 
+    /**
+     * A cut-off leader is held long enough to see its clients move to the new leader while the cut lasts (the broker
+     * session, the leader's own refusal and a metadata refresh take a few seconds).
+     */
+    private static final Map<String, Duration> MIN_HOLDS = Map.of("partition-leader", Duration.ofSeconds(6));
+
     private static void add(String name, String family, Injector injector) {
         boolean restarts = RESTARTING.contains(family) || name.equals("replace-voter");
-        ALL.put(name, new Simple(name, family, restarts ? RESTART : AT_ONCE, injector));
+        ALL.put(name, new Simple(name, family, restarts ? RESTART : AT_ONCE, MIN_HOLDS.getOrDefault(name, Duration.ZERO), injector));
     }
 
     static {

@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * about, and the refresh policy (every {@code metadata.max.age.ms}, at once when someone reports stale leadership,
  * never more often than the retry backoff). At most one Metadata request is in flight; callers share its future.
  * Brokers are asked in turn, starting with one that has not failed recently, so a dead bootstrap address costs
- * one timeout and no more.
+ * one timeout and no more; a refresh asked for because of stale leadership goes to the next broker.
  */
 public final class Metadata {
 
@@ -64,6 +64,8 @@ public final class Metadata {
     private final Map<String, ApiException> topicErrors = new HashMap<>();
     private boolean allTopics;
     private boolean updateRequested = true;
+    /** A caller reported stale leadership since the last refresh started (see {@link #refresh()}). */
+    private boolean staleLeadershipReported;
     private long lastRefreshMs = Long.MIN_VALUE / 2;
     private long lastAttemptMs = Long.MIN_VALUE / 2;
     /** Failed refreshes in a row, and the wait they earned (drawn once per failure, so every check agrees). */
@@ -130,9 +132,13 @@ public final class Metadata {
         updateRequested = true;
     }
 
-    /** Marks the snapshot stale (a NOT_LEADER, an unknown partition): the next {@link #maybeRefresh()} refreshes. */
+    /**
+     * Marks the snapshot stale (a NOT_LEADER, an unknown partition): the next {@link #maybeRefresh()} refreshes, and
+     * asks another broker than the previous refresh did.
+     */
     public synchronized void requestUpdate() {
         updateRequested = true;
+        staleLeadershipReported = true;
     }
 
     /** The error metadata returned for {@code topic} in the last refresh (e.g. INVALID_TOPIC), or null. */
@@ -159,6 +165,13 @@ public final class Metadata {
             return inFlight;
         }
         lastAttemptMs = time.hiResMilliseconds();
+        if (staleLeadershipReported) {
+            // Asked because a broker said it does not lead what this snapshot says it does: ask another broker than
+            // last time, as the one asked may be the deposed leader itself, cut off from the controller and answering
+            // its own stale view (the client would then go back to it until the cut heals).
+            nextNode++;
+            staleLeadershipReported = false;
+        }
         MetadataRequest request = MetadataRequest.newBuilder().addAllTopics(allTopics ? List.of() : topics)
             .setAllTopics(allTopics).build();
         List<Node> candidates = candidates();
