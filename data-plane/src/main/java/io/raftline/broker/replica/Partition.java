@@ -776,8 +776,11 @@ public final class Partition {
             if (leader || log == null || expectedLeaderEpoch != leaderEpoch) {
                 return;
             }
-            if (offset < log.logEndOffset()) {
-                log.truncateTo(offset);
+            boolean cuts = offset < log.logEndOffset();
+            // Also at or past the log end: the log then drops an epoch that ends its cache without records (one this
+            // replica assigned as leader and never wrote in), which it would otherwise name in every fetch.
+            log.truncateTo(offset);
+            if (cuts) {
                 // Reloaded, as Kafka does, not trimmed: a producer whose retained batches were all cut still has
                 // older batches in the log, and forgetting it would refuse its next batch as out of order.
                 loadProducerState(log);

@@ -205,4 +205,24 @@ class ProducerStateSnapshotTest {
         assertThat(p.appendAsLeader(idempotent(nextSequence, 2), 1).firstOffset()).as("the sequence continues")
             .isEqualTo(cut);
     }
+
+    /**
+     * The follower's side of {@link EpochWithoutRecordsTest} on a real partition and log: a replica that led epoch 1
+     * and wrote nothing in it, now a follower at epoch 2, told by the new leader to truncate at its own log end, drops
+     * epoch 1 from its cache, so that its next fetch names epoch 0. Before the fix {@code Partition.truncateTo} skipped
+     * the log at its end, and the follower looped (the fault campaign's majority/minority split and power loss).
+     */
+    @Test
+    void aTruncationAtTheLogEndDropsAnEpochLedWithoutRecords() throws Exception {
+        Partition p = load(false, new long[1]);
+        p.appendAsLeader(idempotent(0, 5), 1);
+        p.makeLeader(TOPIC_ID, new PartitionRegistration(List.of(1, 2), List.of(1, 2), 1, 1, 1, List.of(), List.of(), false), log,
+            0);
+        assertThat(log.latestEpoch()).as("elected at epoch 1, nothing written yet").isEqualTo(1);
+        p.makeFollower(TOPIC_ID, new PartitionRegistration(List.of(1, 2), List.of(2), 2, 2, 2, List.of(), List.of(), false),
+            log, 0);
+        p.truncateTo(log.logEndOffset(), 2);
+        assertThat(log.logEndOffset()).isEqualTo(5);
+        assertThat(log.latestEpoch()).as("the epoch without records is gone").isZero();
+    }
 }
