@@ -444,7 +444,8 @@ public final class ReplicaManager implements AutoCloseable {
         }
         if (sessionTimeoutMs > 0) {
             long silence = controllerSilenceMs.getAsLong();
-            if (partition.refusesWrites(silence, sessionTimeoutMs)) {
+            // only a broker the controller stopped answering looks at the partition (and takes its lock)
+            if (silence > sessionTimeoutMs && partition.refusesWrites(silence, sessionTimeoutMs)) {
                 return CompletableFuture.completedFuture(ProduceResult.failed(ErrorCode.NOT_LEADER, "broker " + brokerId
                     + " has had no answer from the controller for " + silence + " ms and the ISR of " + tp
                     + " stopped fetching: it may no longer lead it"));

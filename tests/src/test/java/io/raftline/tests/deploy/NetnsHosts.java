@@ -1,12 +1,10 @@
 package io.raftline.tests.deploy;
 
+import io.raftline.tests.cluster.NetnsLock;
 import java.io.IOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +24,6 @@ import java.util.function.BooleanSupplier;
 final class NetnsHosts implements AutoCloseable {
 
     static final String SUBNET = "10.77.0.";
-    private static final Path LOCK_FILE = Path.of("/tmp/raftline-netns-test.lock");
 
     /** One command's outcome. */
     record Result(int exitCode, String out, String err) {
@@ -44,18 +41,16 @@ final class NetnsHosts implements AutoCloseable {
     private final Path helper;
     private final Path work;
     private final int count;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final NetnsLock lock;
     private final List<Process> sshds = new ArrayList<>();
     private int commands;
     private boolean passed;
 
-    private NetnsHosts(Path repoRoot, Path work, int count, FileChannel lockChannel, FileLock lock) {
+    private NetnsHosts(Path repoRoot, Path work, int count, NetnsLock lock) {
         this.repoRoot = repoRoot;
         this.helper = helperPath(repoRoot);
         this.work = work;
         this.count = count;
-        this.lockChannel = lockChannel;
         this.lock = lock;
     }
 
@@ -125,20 +120,8 @@ final class NetnsHosts implements AutoCloseable {
 
     /** Takes the machine-wide lock (waiting at most 15 minutes), makes {@code count} hosts and starts sshd in each. */
     static NetnsHosts start(Path work, int count) throws IOException, InterruptedException {
-        FileChannel channel = FileChannel.open(LOCK_FILE, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock lock = null;
-        long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
-        while (lock == null) {
-            lock = channel.tryLock();
-            if (lock == null) {
-                if (System.nanoTime() > deadline) {
-                    channel.close();
-                    throw new IllegalStateException("another test holds " + LOCK_FILE + " for more than 15 minutes");
-                }
-                TimeUnit.SECONDS.sleep(2);
-            }
-        }
-        NetnsHosts hosts = new NetnsHosts(repoRoot(), work, count, channel, lock);
+        NetnsLock lock = NetnsLock.acquire();
+        NetnsHosts hosts = new NetnsHosts(repoRoot(), work, count, lock);
         try {
             hosts.up();
         } catch (RuntimeException | IOException | InterruptedException e) {
@@ -337,12 +320,7 @@ final class NetnsHosts implements AutoCloseable {
         for (Process p : sshds) {
             p.destroyForcibly();
         }
-        try {
-            lock.release();
-            lockChannel.close();
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot release " + LOCK_FILE, e);
-        }
+        lock.close();
         if (passed) {
             exec(Duration.ofMinutes(2), List.of("rm", "-rf", "--", work.toString()), null);
         } else {

@@ -199,16 +199,7 @@ final class Faults {
             int id = t.shuffledNodes().stream().filter(n -> n != leader).findFirst().orElseThrow();
             TestNode node = t.cluster().node(id);
             t.cluster().admin().removeMetadataVoter(id).get(60, TimeUnit.SECONDS);
-            return new Fault.Injected(Integer.toString(id), () -> {
-                TestCluster.await(() -> {
-                    try {
-                        t.cluster().admin().addMetadataVoter(id, node.address() + ":" + node.quorumPort()).get(30, TimeUnit.SECONDS);
-                        return true;
-                    } catch (Exception e) {
-                        return false;
-                    }
-                }, Duration.ofSeconds(120), "node " + id + " to be added back as a voter");
-            });
+            return new Fault.Injected(Integer.toString(id), () -> addBackAsVoter(t, node));
         });
         // A voter replaced by a freshly formatted node with the same id: removed, its disks wiped and formatted again,
         // started (it joins as an observer), then added as a voter.
@@ -222,14 +213,7 @@ final class Faults {
             node.start();
             return new Fault.Injected(Integer.toString(id), () -> {
                 t.awaitReady(id);
-                TestCluster.await(() -> {
-                    try {
-                        t.cluster().admin().addMetadataVoter(id, node.address() + ":" + node.quorumPort()).get(30, TimeUnit.SECONDS);
-                        return true;
-                    } catch (Exception e) {
-                        return false;
-                    }
-                }, Duration.ofSeconds(120), "node " + id + " to be added back as a voter");
+                addBackAsVoter(t, node);
             });
         });
         // Power loss: the JVM killed and every write it made that was not fsynced dropped, then the node restarted.
@@ -246,6 +230,18 @@ final class Faults {
                 all.forEach(t::awaitReady);
             });
         });
+    }
+
+    /** Adds a node back to the quorum's voters, retrying while a membership change is still settling. */
+    private static void addBackAsVoter(FaultTarget t, TestNode node) {
+        TestCluster.await(() -> {
+            try {
+                t.cluster().admin().addMetadataVoter(node.id(), node.address() + ":" + node.quorumPort()).get(30, TimeUnit.SECONDS);
+                return true;
+            } catch (Exception e) {
+                return false;
+            }
+        }, Duration.ofSeconds(120), "node " + node.id() + " to be added back as a voter");
     }
 
     private static Fault.Injected kill(FaultTarget t, int id) {

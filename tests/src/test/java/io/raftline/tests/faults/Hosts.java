@@ -1,17 +1,14 @@
 package io.raftline.tests.faults;
 
 import io.raftline.tests.cluster.DebianPackages;
+import io.raftline.tests.cluster.NetnsLock;
 import io.raftline.tests.cluster.Placement;
 import io.raftline.tests.cluster.TestNode;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,17 +24,13 @@ import java.util.function.IntFunction;
  */
 final class Hosts implements AutoCloseable {
 
-    private static final Path LOCK_FILE = Path.of("/tmp/raftline-netns-test.lock");
-
     private final Path script;
     private final int count;
-    private final FileChannel lockChannel;
-    private final FileLock lock;
+    private final NetnsLock lock;
 
-    private Hosts(Path script, int count, FileChannel lockChannel, FileLock lock) {
+    private Hosts(Path script, int count, NetnsLock lock) {
         this.script = script;
         this.count = count;
-        this.lockChannel = lockChannel;
         this.lock = lock;
     }
 
@@ -62,20 +55,8 @@ final class Hosts implements AutoCloseable {
 
     /** Takes the lock (waiting up to 15 minutes for another namespace test) and makes hosts 1..count. */
     static Hosts up(int count) throws IOException, InterruptedException {
-        FileChannel channel = FileChannel.open(LOCK_FILE, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
-        FileLock lock = null;
-        long deadline = System.nanoTime() + Duration.ofMinutes(15).toNanos();
-        while (lock == null) {
-            lock = channel.tryLock();
-            if (lock == null) {
-                if (System.nanoTime() > deadline) {
-                    channel.close();
-                    throw new IllegalStateException("another test holds " + LOCK_FILE + " for more than 15 minutes");
-                }
-                TimeUnit.SECONDS.sleep(2);
-            }
-        }
-        Hosts hosts = new Hosts(script(), count, channel, lock);
+        NetnsLock lock = NetnsLock.acquire();
+        Hosts hosts = new Hosts(script(), count, lock);
         try {
             hosts.run("down");
             hosts.run("up", Integer.toString(count));
@@ -166,12 +147,7 @@ final class Hosts implements AutoCloseable {
         try {
             run("down");
         } finally {
-            try {
-                lock.release();
-                lockChannel.close();
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot release " + LOCK_FILE, e);
-            }
+            lock.close();
         }
     }
 }
