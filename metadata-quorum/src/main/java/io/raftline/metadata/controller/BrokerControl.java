@@ -36,6 +36,7 @@ import java.util.function.IntPredicate;
  *   FENCED        -- heartbeat, caught up with the metadata (offset >= its broker epoch) --> ACTIVE
  *   ACTIVE        -- heartbeat asking for controlled shutdown --> SHUTTING_DOWN (leaderships moved away)
  *   ACTIVE, SHUTTING_DOWN -- no heartbeat for broker.session.timeout.ms --> FENCED (leaderships moved, out of ISRs)
+ *   ACTIVE, SHUTTING_DOWN -- its connection closed, no heartbeat for the grace after --> FENCED (as above)
  *   FENCED        -- heartbeat with want_fence / want_shutdown --> stays FENCED (may shut down at once)
  * </pre>
  *
@@ -54,6 +55,11 @@ final class BrokerControl {
      * (thread-safe), so a heartbeat still queued behind slow writes on the event thread still counts as contact.
      */
     private final Map<Integer, long[]> arrivals = new java.util.concurrent.ConcurrentHashMap<>();
+    /**
+     * Broker id -> {epoch, monotonic ms} of the moment the connection its heartbeats came over closed (thread-safe,
+     * recorded by the transport's thread). See {@link #connectionClosed}.
+     */
+    private final Map<Integer, long[]> closings = new java.util.concurrent.ConcurrentHashMap<>();
     /** Broker id -> the image index at which its controlled shutdown had moved every leadership away. */
     private final Map<Integer, Long> shutdownReadyIndex = new HashMap<>();
     /** Monotonic ms of the last session check (or of activation). */
@@ -69,6 +75,7 @@ final class BrokerControl {
     void activate(MetadataImage image, long nowMs) {
         lastContactMs.clear();
         arrivals.clear();
+        closings.clear();
         shutdownReadyIndex.clear();
         partitions.clearOfflineReplicas();
         image.brokers().keySet().forEach(id -> lastContactMs.put(id, nowMs));
@@ -97,6 +104,25 @@ final class BrokerControl {
     /** Any thread: a heartbeat from {@code brokerId} at {@code epoch} arrived at {@code nowMs}. */
     void heartbeatArrived(int brokerId, long epoch, long nowMs) {
         arrivals.put(brokerId, new long[] {epoch, nowMs});
+    }
+
+    /**
+     * Any thread: the connection over which heartbeats of {@code brokerId} at {@code epoch} arrived closed at
+     * {@code nowMs}. A process that dies (kill -9, a crash, an OOM kill) has its sockets closed by its kernel at once,
+     * so this is the first sign of its death, long before its session runs out; a live broker whose connection
+     * merely broke opens a new one with its next heartbeat. See {@link #connectionGraceMs()}.
+     */
+    void connectionClosed(int brokerId, long epoch, long nowMs) {
+        closings.put(brokerId, new long[] {epoch, nowMs});
+    }
+
+    /**
+     * How long a broker whose heartbeat connection closed has to heartbeat again before it is fenced: two heartbeat
+     * intervals (a live broker reconnects with its next heartbeat), never more than the session timeout. A broker
+     * cut off without its connection closing (a network partition, a powered-off host) still has its full session.
+     */
+    long connectionGraceMs() {
+        return Math.min(2 * config.brokerHeartbeatIntervalMs(), config.brokerSessionTimeoutMs());
     }
 
     ControllerResult<RegisterBrokerResponse> register(MetadataImage image, RegisterBrokerRequest req, long nowMs) {
@@ -233,6 +259,7 @@ final class BrokerControl {
         if (gap > stallThresholdMs()) {
             long stall = gap - config.periodicCheckIntervalMs();
             lastContactMs.replaceAll((id, last) -> last + stall);
+            closings.replaceAll((id, closed) -> new long[] {closed[0], closed[1] + stall});
         }
         List<MetadataRecord> out = new ArrayList<>();
         for (BrokerRegistration b : image.brokers().values()) {
@@ -241,10 +268,19 @@ final class BrokerControl {
             if (arrived != null && arrived[0] == b.epoch()) {
                 last = Math.max(last, arrived[1]);
             }
-            if (b.state() != BrokerState.FENCED && nowMs - last > config.brokerSessionTimeoutMs()) {
+            if (b.state() == BrokerState.FENCED) {
+                continue;
+            }
+            if (nowMs - last > config.brokerSessionTimeoutMs()) {
                 out.addAll(fence(image, b.id(), "broker " + b.id() + " missed its session ("
                     + (nowMs - last) + " ms without a heartbeat)"));
                 // One broker per entry, so each fencing is decided on an image that includes the previous one.
+                break;
+            }
+            long[] closed = closings.get(b.id());
+            if (closed != null && closed[0] == b.epoch() && last <= closed[1] && nowMs - closed[1] > connectionGraceMs()) {
+                out.addAll(fence(image, b.id(), "broker " + b.id() + "'s connection closed " + (nowMs - closed[1])
+                    + " ms ago and it has not heartbeated since (" + (nowMs - last) + " ms without a heartbeat)"));
                 break;
             }
         }

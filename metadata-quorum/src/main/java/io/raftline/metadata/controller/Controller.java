@@ -103,6 +103,15 @@ public final class Controller {
     }
 
     /**
+     * Thread-safe, callable from transport threads: the connection that heartbeats of {@code brokerId} at
+     * {@code brokerEpoch} came over closed now; unless the broker heartbeats again within two heartbeat intervals,
+     * it is fenced then rather than when its session runs out.
+     */
+    public void heartbeatConnectionClosed(int brokerId, long brokerEpoch) {
+        brokers.connectionClosed(brokerId, brokerEpoch, time.hiResMilliseconds());
+    }
+
+    /**
      * Thread-safe: monotonic ms when a heartbeat from {@code brokerId} last arrived here since this controller was
      * activated; -1 if none.
      */

@@ -98,6 +98,8 @@ public final class ControllerServer implements Closeable {
     private volatile Server inProcess;
     private volatile String advertisedHost;
     private final LocalControllers localControllers;
+    /** The connections brokers heartbeat over: a closed one fences its broker sooner than its session would. */
+    private final HeartbeatConnections heartbeatConnections;
 
     ControllerServer(String host, int port, QuorumServer quorum, MetadataStateMachine stateMachine, ActiveController active,
                      MetadataStreams streams, int nodeId, LocalControllers localControllers, QuorumSecurity security) {
@@ -114,8 +116,16 @@ public final class ControllerServer implements Closeable {
         this.host = host;
         // Only brokers and voters call this service: under mTLS, other principals are refused before reaching it.
         // (This JVM's own broker calls the in-process copy below, which no network peer can reach.)
+        this.heartbeatConnections = new HeartbeatConnections((brokerId, brokerEpoch) -> {
+            if (active.isActive()) {
+                active.controller().heartbeatConnectionClosed(brokerId, brokerEpoch);
+            }
+        });
         this.server = security.controller().secure(NettyServerBuilder.forAddress(new InetSocketAddress(host, port)))
-            .addService(security.controller().intercept(new Service().bindService(), security.nodePrincipals(), true))
+            .addService(io.grpc.ServerInterceptors.intercept(
+                security.controller().intercept(new Service().bindService(), security.nodePrincipals(), true),
+                heartbeatConnections.interceptor()))
+            .addTransportFilter(heartbeatConnections.filter())
             .maxInboundMessageSize(64 << 20).build();
     }
 
@@ -208,6 +218,7 @@ public final class ControllerServer implements Closeable {
             if (active.isActive()) {
                 active.controller().heartbeatArrived(req.getBrokerId(), req.getBrokerEpoch());
             }
+            heartbeatConnections.heartbeat(req.getBrokerId(), req.getBrokerEpoch());
             // A stopping broker's handshake names an index it must reach: decided on the committed image.
             decide(obs, req.getWantShutdown(), c -> image -> c.brokerHeartbeat(image, req),
                 (r, i) -> r.toBuilder().setController(hint()).build(),

@@ -36,15 +36,15 @@ class WipedVoterTest {
             // Every voter has recorded the directory it joined with.
             await().atMost(Duration.ofSeconds(30)).until(() -> q.nodes.values().stream()
                 .allMatch(n -> n.image().voterDirectories().size() == 3));
+            long committed;
+            // One channel for the fake broker's heartbeat and both creations: a broker whose heartbeat connection
+            // closes (and which sends no more) is fenced two heartbeat intervals later, whatever its session.
             try (ControllerChannel channel = new ControllerChannel(q.controllerEndpoints(), SystemTime.INSTANCE, 20_000)) {
                 QuorumFailoverTest.registerOneBroker(channel, q.clusterId);
                 channel.createTopics(QuorumFailoverTest.topic("before")).get(10, TimeUnit.SECONDS);
-            }
 
-            // B falls behind; a topic is committed by A and C alone.
-            q.stop(b);
-            long committed;
-            try (ControllerChannel channel = new ControllerChannel(q.controllerEndpoints(), SystemTime.INSTANCE, 20_000)) {
+                // B falls behind; a topic is committed by A and C alone.
+                q.stop(b);
                 committed = channel.createTopics(QuorumFailoverTest.topic("committed-without-b")).get(20, TimeUnit.SECONDS)
                     .getMetadataIndex();
             }

@@ -36,9 +36,10 @@ import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Broker liveness with real node processes on loopback (3 combined nodes, default heartbeat 250 ms and session
- * 1500 ms): a broker killed with -9 is fenced and every partition it led gets a new leader within the session
- * timeout plus a margin; a broker stopped with SIGTERM (controlled shutdown) has no leadership left when its process
+ * Broker liveness with real node processes on loopback (3 combined nodes, heartbeat 250 ms, and a session of 10 s so
+ * that what is checked is the connection rule): a broker killed with -9 has its sockets closed by its kernel, and is
+ * fenced, with a new leader for every partition it led, well within half its session (the controller fences a
+ * broker whose heartbeat connection closed once it has not heartbeated for two intervals); a broker stopped with SIGTERM (controlled shutdown) has no leadership left when its process
  * has exited, and an acks=all producer writing all along sees no failure caused by a lost leader.
  *
  * <p>The victim is never the active controller, so what is measured is fencing, not a quorum election.
@@ -49,9 +50,13 @@ class BrokerLivenessIT {
 
     private static final String TOPIC = "liveness";
     private static final int PARTITIONS = 6;
-    private static final long SESSION_TIMEOUT_MS = 1500;
-    /** Detection runs every periodic check, the write is one Raft round trip, the polls below add theirs; the machine is shared. */
-    private static final long MARGIN_MS = 4500;
+    private static final long SESSION_TIMEOUT_MS = 10_000;
+    /**
+     * The bound on kill -9 to fenced with new leaders: the 500 ms grace after the connection closed, then a periodic
+     * check, one Raft round trip and the polls below, on a shared machine; half the session, so that a broker fenced
+     * only when its session ran out fails it.
+     */
+    private static final long FENCED_WITHIN_MS = SESSION_TIMEOUT_MS / 2;
 
     private static TestCluster cluster;
     private static Admin admin;
@@ -146,7 +151,7 @@ class BrokerLivenessIT {
 
     @Test
     @Order(1)
-    void aKilledBrokerIsFencedAndLosesEveryLeadershipWithinTheSessionTimeout() {
+    void aKilledBrokerIsFencedAndLosesEveryLeadershipWellBeforeItsSessionRunsOut() {
         TestNode victim = victim();
         int id = victim.id();
         Set<Integer> led = partitions().stream().filter(p -> p.leader().id() == id).map(TopicPartitionInfo::partition)
@@ -159,7 +164,7 @@ class BrokerLivenessIT {
         long elapsedMs = (System.nanoTime() - start) / 1_000_000;
         System.out.printf("kill -9 of broker %d (led partitions %s): fenced, new leaders and out of every ISR after %d ms"
             + " (session timeout %d ms)%n", id, led, elapsedMs, SESSION_TIMEOUT_MS);
-        assertThat(elapsedMs).as("time from kill -9 to fenced with new leaders").isLessThan(SESSION_TIMEOUT_MS + MARGIN_MS);
+        assertThat(elapsedMs).as("time from kill -9 to fenced with new leaders").isLessThan(FENCED_WITHIN_MS);
         for (TopicPartitionInfo p : partitions()) {
             assertThat(p.isr()).as("ISR of partition %d", p.partition()).hasSize(2);
         }
