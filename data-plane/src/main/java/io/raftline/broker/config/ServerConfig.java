@@ -111,7 +111,8 @@ public final class ServerConfig {
         .define("broker.heartbeat.interval.ms", INT, 250, atLeast(10), "controller",
             "How often a broker heartbeats to the controller.")
         .define("broker.session.timeout.ms", INT, 1500, atLeast(100), "controller",
-            "A broker that has not heartbeated for this long is fenced and its leaderships move.")
+            "A broker that has not heartbeated for this long is fenced and its leaderships move; one whose heartbeat "
+                + "connection closed (its process died) is fenced sooner, two heartbeat intervals after the close.")
         .define("num.partitions", INT, 1, atLeast(1), "controller", "Partitions of a topic created without a count.")
         .define("default.replication.factor", INT, 1, between(1, Short.MAX_VALUE), "controller",
             "Replication factor of a topic created without one.")
