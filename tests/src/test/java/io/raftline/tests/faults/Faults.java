@@ -33,8 +33,12 @@ final class Faults {
 
     private static final Map<String, Fault> ALL = new LinkedHashMap<>();
 
-    /** A node restart (JVM start, registration, catch-up) on this 2-core machine under load. */
-    private static final Duration RESTART = Duration.ofSeconds(12);
+    /**
+     * A node restart (JVM start, registration, catch-up) on this 2-core machine under load: 15-19 s measured for a
+     * killed leader on the namespace hosts (12 s, the earlier allowance, let verify's workload end before the heal in
+     * 2 of 10 kill runs).
+     */
+    private static final Duration RESTART = Duration.ofSeconds(20);
     private static final Duration AT_ONCE = Duration.ofSeconds(3);
     private static final java.util.Set<String> RESTARTING = java.util.Set.of("kill", "restart-minority", "disk", "power");
 
