@@ -114,13 +114,13 @@ public final class ControllerServer implements Closeable {
             return t;
         });
         this.host = host;
-        // Only brokers and voters call this service: under mTLS, other principals are refused before reaching it.
-        // (This JVM's own broker calls the in-process copy below, which no network peer can reach.)
         this.heartbeatConnections = new HeartbeatConnections((brokerId, brokerEpoch) -> {
             if (active.isActive()) {
                 active.controller().heartbeatConnectionClosed(brokerId, brokerEpoch);
             }
         });
+        // Only brokers and voters call this service: under mTLS, other principals are refused before reaching it.
+        // (This JVM's own broker calls the in-process copy below, which no network peer can reach.)
         this.server = security.controller().secure(NettyServerBuilder.forAddress(new InetSocketAddress(host, port)))
             .addService(io.grpc.ServerInterceptors.intercept(
                 security.controller().intercept(new Service().bindService(), security.nodePrincipals(), true),

@@ -71,9 +71,4 @@ final class HeartbeatConnections {
             byConnection.put(remote, new long[] {brokerId, brokerEpoch});
         }
     }
-
-    /** Connections carrying heartbeats now (for tests). */
-    int size() {
-        return byConnection.size();
-    }
 }
