@@ -101,9 +101,9 @@ public final class ServerConfig {
                 + "voter's host with its quorum port + 1.")
         .define("metadata.snapshot.records", LONG, 20_000L, atLeast(1), "quorum",
             "Take a metadata snapshot after this many records since the last one.")
-        .define("quorum.election.timeout.min.ms", INT, 600, atLeast(50), "quorum",
+        .define("quorum.election.timeout.min.ms", INT, 400, atLeast(50), "quorum",
             "Lower bound of the Raft election timeout.")
-        .define("quorum.election.timeout.max.ms", INT, 1200, atLeast(100), "quorum",
+        .define("quorum.election.timeout.max.ms", INT, 800, atLeast(100), "quorum",
             "Upper bound of the Raft election timeout.")
         .define("quorum.request.timeout.ms", INT, 3000, atLeast(100), "quorum",
             "Timeout of a Raft RPC between voters.")

@@ -55,6 +55,14 @@ public final class BrokerMetadataClient implements Closeable {
         this.channel = new ControllerChannel(controllerEndpoints, time, DEFAULT_REQUEST_TIMEOUT_MS, localControllers, security);
         this.lifecycle = new BrokerLifecycleManager(brokerId, clusterId, advertisedEndpoints, rack, channel, follower,
             heartbeatIntervalMs, time);
+        // A new active controller gives the broker on its predecessor's node only one heartbeat interval (see
+        // BrokerControl.activate), and every broker's first heartbeat to it ends the wait of acks=all on the others'
+        // deaths sooner: heartbeat at once rather than at the next interval.
+        follower.addListener((delta, image) -> {
+            if (delta.controllerChanged()) {
+                lifecycle.heartbeatNow();
+            }
+        });
     }
 
     public void start() {

@@ -41,7 +41,8 @@ import java.util.function.IntPredicate;
  * </pre>
  *
  * A controller that has just become active gives every broker one full session timeout from that moment (its
- * predecessor's heartbeat times are gone). One writer: the controller's event thread.
+ * predecessor's heartbeat times are gone), but the broker on its predecessor's node only the grace of a closed
+ * connection (see {@link #activate}). One writer: the controller's event thread.
  */
 final class BrokerControl {
 
@@ -56,8 +57,9 @@ final class BrokerControl {
      */
     private final Map<Integer, long[]> arrivals = new java.util.concurrent.ConcurrentHashMap<>();
     /**
-     * Broker id -> {epoch, monotonic ms} of the moment the connection its heartbeats came over closed (thread-safe,
-     * recorded by the transport's thread). See {@link #connectionClosed}.
+     * Broker id -> {epoch, monotonic ms, grace ms}: the moment the connection its heartbeats came over closed
+     * (thread-safe, recorded by the transport's thread), and how long it then has to heartbeat again. See
+     * {@link #connectionClosed} and {@link #activate}.
      */
     private final Map<Integer, long[]> closings = new java.util.concurrent.ConcurrentHashMap<>();
     /** Broker id -> the image index at which its controlled shutdown had moved every leadership away. */
@@ -71,14 +73,30 @@ final class BrokerControl {
         this.partitions = partitions;
     }
 
-    /** Becoming the active controller: every registered broker gets one session timeout of grace from now. */
-    void activate(MetadataImage image, long nowMs) {
+    /**
+     * Becoming the active controller on node {@code nodeId}: every registered broker gets one session timeout of
+     * grace from now, except the broker on the node of the previous active controller, which is treated as if its
+     * heartbeat connection had closed now, with one heartbeat interval to heartbeat again
+     * ({@link #predecessorGraceMs()}). That broker heartbeated its own node's controller in process, so no connection
+     * of its closes when that node dies; and the quorum (with pre-vote) elected a new leader only because a majority
+     * had stopped hearing from the old one for an election timeout: its process is dead, frozen or cut off. If it is
+     * alive after all, its broker has been retrying its heartbeat across the quorum nodes since its own controller
+     * stopped answering (every few tens of milliseconds, see {@code ControllerChannel}), and heartbeats again at once
+     * when it applies this controller's ControllerChange record, so it reaches this controller within tens of
+     * milliseconds of the activation. Without this rule a killed combined node's broker kept its leaderships and ISR
+     * places for the election plus a whole session (the failover-ctrl-3n row: 3.3 s without acks=all acks).
+     */
+    void activate(MetadataImage image, int nodeId, long nowMs) {
         lastContactMs.clear();
         arrivals.clear();
         closings.clear();
         shutdownReadyIndex.clear();
         partitions.clearOfflineReplicas();
         image.brokers().keySet().forEach(id -> lastContactMs.put(id, nowMs));
+        int previous = image.controllerId();
+        if (previous != nodeId) {
+            image.broker(previous).ifPresent(b -> closings.put(previous, new long[] {b.epoch(), nowMs, predecessorGraceMs()}));
+        }
         lastCheckMs = nowMs;
     }
 
@@ -113,7 +131,7 @@ final class BrokerControl {
      * merely broke opens a new one with its next heartbeat. See {@link #connectionGraceMs()}.
      */
     void connectionClosed(int brokerId, long epoch, long nowMs) {
-        closings.put(brokerId, new long[] {epoch, nowMs});
+        closings.put(brokerId, new long[] {epoch, nowMs, connectionGraceMs()});
     }
 
     /**
@@ -123,6 +141,14 @@ final class BrokerControl {
      */
     long connectionGraceMs() {
         return Math.min(2 * config.brokerHeartbeatIntervalMs(), config.brokerSessionTimeoutMs());
+    }
+
+    /**
+     * How long the broker on the previous active controller's node has, from this controller's activation, to
+     * heartbeat it before it is fenced: one heartbeat interval (see {@link #activate}), never more than the session.
+     */
+    long predecessorGraceMs() {
+        return Math.min(config.brokerHeartbeatIntervalMs(), config.brokerSessionTimeoutMs());
     }
 
     ControllerResult<RegisterBrokerResponse> register(MetadataImage image, RegisterBrokerRequest req, long nowMs) {
@@ -259,7 +285,7 @@ final class BrokerControl {
         if (gap > stallThresholdMs()) {
             long stall = gap - config.periodicCheckIntervalMs();
             lastContactMs.replaceAll((id, last) -> last + stall);
-            closings.replaceAll((id, closed) -> new long[] {closed[0], closed[1] + stall});
+            closings.replaceAll((id, closed) -> new long[] {closed[0], closed[1] + stall, closed[2]});
         }
         List<MetadataRecord> out = new ArrayList<>();
         for (BrokerRegistration b : image.brokers().values()) {
@@ -278,7 +304,7 @@ final class BrokerControl {
                 break;
             }
             long[] closed = closings.get(b.id());
-            if (closed != null && closed[0] == b.epoch() && last <= closed[1] && nowMs - closed[1] > connectionGraceMs()) {
+            if (closed != null && closed[0] == b.epoch() && last <= closed[1] && nowMs - closed[1] > closed[2]) {
                 out.addAll(fence(image, b.id(), "broker " + b.id() + "'s connection closed " + (nowMs - closed[1])
                     + " ms ago and it has not heartbeated since (" + (nowMs - last) + " ms without a heartbeat)"));
                 break;

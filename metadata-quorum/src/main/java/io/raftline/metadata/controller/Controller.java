@@ -69,11 +69,12 @@ public final class Controller {
 
     /**
      * Becoming the active controller: the records to write first (a controller change with the next epoch, and the
-     * initial feature level on a new cluster), and a fresh grace period for every broker.
+     * initial feature level on a new cluster), and a fresh grace period for every broker (a short one for the broker on
+     * the previous controller's node: see {@link BrokerControl#activate}).
      */
     public List<MetadataRecord> activate(MetadataImage image, int nodeId, Endpoint controllerEndpoint) {
         long now = time.hiResMilliseconds();
-        brokers.activate(image, now);
+        brokers.activate(image, nodeId, now);
         nextBalanceCheckMs = now + config.leaderImbalanceCheckIntervalSeconds() * 1000;
         List<MetadataRecord> out = new ArrayList<>();
         if (image.metadataVersion() < MetadataImage.LATEST_METADATA_VERSION && image.metadataVersion() == 0) {

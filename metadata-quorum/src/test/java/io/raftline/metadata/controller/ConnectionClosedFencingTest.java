@@ -94,10 +94,59 @@ class ConnectionClosedFencingTest {
     }
 
     @Test
+    void aNewControllerTreatsTheBrokerOnItsPredecessorsNodeAsDisconnected() {
+        ControllerTestContext ctx = cluster();
+        ctx.activateOn(1);
+        ctx.tick(100, 1, 2, 3);
+        // node 1 dies; its broker heartbeated its own controller in process, so no connection of its closes
+        ctx.activateOn(2);
+        ctx.tick(100, 2, 3);
+        ctx.tick(100, 2, 3);
+        assertThat(ctx.image.broker(1).orElseThrow().fenced()).as("200 ms after the new controller's activation").isFalse();
+        ctx.tick(100, 2, 3);
+        assertThat(ctx.image.broker(1).orElseThrow().fenced()).as("300 ms after it, 10 s session").isTrue();
+        assertThat(ctx.topic("t").partitions().values()).as("out of every ISR and leadership")
+            .allMatch(p -> p.leader() != 1 && !p.isr().contains(1));
+        assertThat(ctx.image.broker(2).orElseThrow().fenced()).isFalse();
+        assertThat(ctx.image.broker(3).orElseThrow().fenced()).isFalse();
+    }
+
+    @Test
+    void theBrokerOnTheDeposedControllersNodeStaysWhenItHeartbeatsTheNewOne() {
+        ControllerTestContext ctx = cluster();
+        ctx.activateOn(1);
+        ctx.tick(100, 1, 2, 3);
+        ctx.activateOn(2);
+        ctx.tick(200, 2, 3);
+        for (int i = 0; i < 40; i++) {
+            ctx.tick(250, 1, 2, 3);
+        }
+        assertThat(ctx.image.brokers().values()).as("10 s later").noneMatch(b -> b.fenced());
+    }
+
+    @Test
+    void everyOtherBrokerKeepsAWholeSessionAfterAControllerChange() {
+        ControllerTestContext ctx = cluster();
+        ctx.activateOn(1);
+        ctx.tick(100, 1, 2, 3);
+        ctx.activateOn(2);
+        for (int i = 0; i < 90; i++) {
+            ctx.tick(100, 1, 2);
+        }
+        assertThat(ctx.image.broker(3).orElseThrow().fenced()).as("9 s without a heartbeat from 3").isFalse();
+        for (int i = 0; i < 15; i++) {
+            ctx.tick(100, 1, 2);
+        }
+        assertThat(ctx.image.broker(3).orElseThrow().fenced()).isTrue();
+    }
+
+    @Test
     void theGraceIsNeverLongerThanTheSession() {
         ControllerConfig config = ControllerConfig.builder().brokerSessionTimeoutMs(300).brokerHeartbeatIntervalMs(250).build();
         assertThat(new BrokerControl(config, "c", null).connectionGraceMs()).isEqualTo(300);
+        assertThat(new BrokerControl(config, "c", null).predecessorGraceMs()).isEqualTo(250);
         ControllerConfig usual = ControllerConfig.builder().build();
         assertThat(new BrokerControl(usual, "c", null).connectionGraceMs()).isEqualTo(500);
+        assertThat(new BrokerControl(usual, "c", null).predecessorGraceMs()).isEqualTo(250);
     }
 }

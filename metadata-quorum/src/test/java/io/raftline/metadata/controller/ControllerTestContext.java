@@ -23,14 +23,25 @@ final class ControllerTestContext {
     static final String CLUSTER = "test-cluster";
 
     final ManualTime time = new ManualTime();
-    final Controller controller;
+    private final ControllerConfig config;
+    private final long seed;
+    Controller controller;
     MetadataImage image = MetadataImage.EMPTY;
     long nextIndex = 1;
 
     ControllerTestContext(ControllerConfig config, long seed) {
         System.out.println("seed " + seed);
+        this.config = config;
+        this.seed = seed;
         this.controller = new Controller(config, CLUSTER, time, new SplittableRandom(seed));
         apply(controller.activate(image, 100, Endpoint.newBuilder().setName("controller").setHost("h").setPort(1).build()));
+    }
+
+    /** A new controller on node {@code nodeId} takes over on the current image (the previous one's memory is gone). */
+    void activateOn(int nodeId) {
+        controller = new Controller(config, CLUSTER, time, new SplittableRandom(seed + nodeId));
+        apply(controller.activate(image, nodeId, Endpoint.newBuilder().setName("controller").setHost("h" + nodeId)
+            .setPort(1).build()));
     }
 
     ControllerTestContext() {
