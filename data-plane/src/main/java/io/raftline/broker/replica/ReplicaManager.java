@@ -178,12 +178,22 @@ public final class ReplicaManager implements AutoCloseable {
      * caught up). Runs on the fetch path: the check itself goes to the scheduler, at most one queued at a time.
      */
     void onFollowerFetch(Partition partition, FetchCheck.Fetch fetch, long registeredBrokerEpoch) {
-        if (partition.updateFollowerFetchState(fetch, registeredBrokerEpoch, isrCheckMs)
-            && isrCheckQueued.compareAndSet(false, true)) {
-            scheduler.execute(() -> {
-                isrCheckQueued.set(false);
-                maybeChangeIsr();
-            });
+        if (partition.updateFollowerFetchState(fetch, registeredBrokerEpoch, isrCheckMs)) {
+            checkIsrSoon();
+        }
+    }
+
+    /** Runs the ISR check on the scheduler now (at most one queued at a time). */
+    private void checkIsrSoon() {
+        if (isrCheckQueued.compareAndSet(false, true)) {
+            try {
+                scheduler.execute(() -> {
+                    isrCheckQueued.set(false);
+                    maybeChangeIsr();
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                isrCheckQueued.set(false); // shutting down
+            }
         }
     }
 
@@ -199,6 +209,16 @@ public final class ReplicaManager implements AutoCloseable {
     /** The epoch broker {@code id} is registered with in the current image, -1 if it is not registered. */
     long registeredBrokerEpoch(int id) {
         return image.broker(id).map(BrokerRegistration::epoch).orElse(-1L);
+    }
+
+    /**
+     * The broker epoch a follower must have fetched with to be proposed for an ISR: its registered epoch while its
+     * broker is active in this broker's metadata, and none while it is fenced or shutting down (the controller would
+     * refuse it, and a refusal holds the partition's next proposal back for a whole ISR check period, as Kafka's
+     * KIP-841 leader does not propose them either). When the broker turns active, {@link #applyDelta} runs the check.
+     */
+    long joinableBrokerEpoch(int id) {
+        return image.broker(id).filter(BrokerRegistration::active).map(BrokerRegistration::epoch).orElse(Long.MIN_VALUE);
     }
 
     public FetchManager fetchManager() {
@@ -256,6 +276,12 @@ public final class ReplicaManager implements AutoCloseable {
             }
         }
         fenced = newImage.broker(brokerId).map(b -> b.fenced()).orElse(true);
+        boolean brokerTurnedActive = delta.changedBrokers().values().stream().anyMatch(c -> c.after() != null
+            && c.after().active() && (c.before() == null || !c.before().active()));
+        if (brokerTurnedActive) {
+            // Its followers may have caught up while it was fenced: propose them now, not at the next period.
+            checkIsrSoon();
+        }
     }
 
     /**
@@ -538,68 +564,117 @@ public final class ReplicaManager implements AutoCloseable {
     // ---------------------------------------------------------------------------------------------------------
     // ISR
 
-    private void maybeChangeIsr() {
+    /**
+     * At most this many partitions in one AlterPartition request: one Raft entry of their changes stays far below
+     * the controller's 8 MiB limit per entry (an ISR change record is well under 100 bytes).
+     */
+    static final int MAX_PARTITIONS_PER_ALTER = 5_000;
+
+    /**
+     * Proposes every ISR change this broker's leaders want now and sends them to the controller in one
+     * AlterPartition request (one Raft entry there, however many partitions: a restarted follower rejoining a
+     * thousand ISRs costs one round, not a thousand). Package-private for tests.
+     */
+    void maybeChangeIsr() {
         try {
             List<PartitionState.IsrChange> changes = new ArrayList<>();
             List<Partition> owners = new ArrayList<>();
             for (Partition partition : partitions.values()) {
-                partition.proposeIsrChange(replicaLagTimeMaxMs, this::registeredBrokerEpoch).ifPresent(change -> {
+                partition.proposeIsrChange(replicaLagTimeMaxMs, this::joinableBrokerEpoch).ifPresent(change -> {
                     changes.add(change);
                     owners.add(partition);
                 });
             }
-            for (int i = 0; i < changes.size(); i++) {
-                sendIsrChange(owners.get(i), changes.get(i));
+            for (int from = 0; from < changes.size(); from += MAX_PARTITIONS_PER_ALTER) {
+                int to = Math.min(changes.size(), from + MAX_PARTITIONS_PER_ALTER);
+                sendIsrChanges(owners.subList(from, to), changes.subList(from, to));
             }
         } catch (RuntimeException e) {
             LOG.warn("ISR check failed", e);
         }
     }
 
-    private void sendIsrChange(Partition partition, PartitionState.IsrChange change) {
-        LOG.info("{}: asking the controller to change the ISR from {} to {} ({})", partition.topicPartition(),
-            partition.isr(), change.newIsr(), change.reason());
-        AlterPartitionRequest request = AlterPartitionRequest.newBuilder()
+    private void sendIsrChanges(List<Partition> owners, List<PartitionState.IsrChange> changes) {
+        AlterPartitionRequest.Builder request = AlterPartitionRequest.newBuilder()
             .setBrokerId(brokerId)
-            .setBrokerEpoch(brokerEpoch.getAsLong())
-            .addPartitions(AlterPartitionRequest.PartitionIsr.newBuilder()
+            .setBrokerEpoch(brokerEpoch.getAsLong());
+        for (int i = 0; i < changes.size(); i++) {
+            Partition partition = owners.get(i);
+            PartitionState.IsrChange change = changes.get(i);
+            LOG.info("{}: asking the controller to change the ISR from {} to {} ({})", partition.topicPartition(),
+                partition.isr(), change.newIsr(), change.reason());
+            request.addPartitions(AlterPartitionRequest.PartitionIsr.newBuilder()
                 .setTopicId(ByteString.copyFrom(partition.topicId().bytes()))
                 .setPartition(partition.topicPartition().partition())
                 .setLeaderEpoch(change.leaderEpoch())
                 .setPartitionEpoch(change.partitionEpoch())
                 .addAllNewIsr(change.newIsr())
-                .addAllNewIsrBrokerEpochs(change.newIsrBrokerEpochs()))
-            .build();
-        alterPartition.send(request).whenComplete((response, err) -> {
-            if (err != null) {
-                // No answer: the controller may still commit it. Kept in flight, sent again at the next check.
-                LOG.warn("{}: ISR change got no answer: {}", partition.topicPartition(), err.toString());
-                partition.isrChangeUnanswered(change);
-                return;
-            }
-            if (response.getPartitionsCount() == 0) {
-                LOG.warn("{}: ISR change refused: {}", partition.topicPartition(), response.getError().getMessage());
-                partition.completeIsrChange(change, List.of(), -1, false);
-                return;
-            }
-            AlterPartitionResponse.PartitionResult result = response.getPartitions(0);
-            boolean ok = result.getError().getCode() == ErrorCode.NONE;
-            if (!ok) {
-                LOG.info("{}: controller refused the ISR change: {} {}", partition.topicPartition(),
-                    result.getError().getCode(), result.getError().getMessage());
-            }
-            partition.completeIsrChange(change, result.getIsrList(), result.getPartitionEpoch(), ok);
-            if (ok) {
-                // Counted against the ISR the proposal started from: the committed record often reaches this
-                // broker's metadata (and its partition) before the controller's answer does.
-                List<Integer> before = change.fromIsr();
-                int removed = (int) before.stream().filter(r -> !result.getIsrList().contains(r)).count();
-                int added = (int) result.getIsrList().stream().filter(r -> !before.contains(r)).count();
-                isrListener.onIsrChange(removed, added);
-                LOG.info("{}: ISR changed from {} to {} ({})", partition.topicPartition(), before, result.getIsrList(),
-                    change.reason());
+                .addAllNewIsrBrokerEpochs(change.newIsrBrokerEpochs()));
+        }
+        alterPartition.send(request.build()).whenComplete((response, err) -> {
+            for (int i = 0; i < changes.size(); i++) {
+                Partition partition = owners.get(i);
+                PartitionState.IsrChange change = changes.get(i);
+                try {
+                    isrChangeAnswered(partition, change, err == null ? resultFor(response, i, partition) : null, response, err);
+                } catch (RuntimeException e) {
+                    LOG.warn("{}: handling the controller's answer to an ISR change failed", partition.topicPartition(), e);
+                }
             }
         });
+    }
+
+    private void isrChangeAnswered(Partition partition, PartitionState.IsrChange change,
+                                   AlterPartitionResponse.PartitionResult result, AlterPartitionResponse response,
+                                   Throwable err) {
+        if (err != null) {
+            // No answer: the controller may still commit it. Kept in flight, sent again at the next check.
+            LOG.warn("{}: ISR change got no answer: {}", partition.topicPartition(), err.toString());
+            partition.isrChangeUnanswered(change);
+            return;
+        }
+        if (result == null) {
+            LOG.warn("{}: ISR change refused: {}", partition.topicPartition(), response.getError().getMessage());
+            partition.completeIsrChange(change, List.of(), -1, false);
+            return;
+        }
+        boolean ok = result.getError().getCode() == ErrorCode.NONE;
+        if (!ok) {
+            LOG.info("{}: controller refused the ISR change: {} {}", partition.topicPartition(),
+                result.getError().getCode(), result.getError().getMessage());
+        }
+        partition.completeIsrChange(change, result.getIsrList(), result.getPartitionEpoch(), ok);
+        if (ok) {
+            // Counted against the ISR the proposal started from: the committed record often reaches this
+            // broker's metadata (and its partition) before the controller's answer does.
+            List<Integer> before = change.fromIsr();
+            int removed = (int) before.stream().filter(r -> !result.getIsrList().contains(r)).count();
+            int added = (int) result.getIsrList().stream().filter(r -> !before.contains(r)).count();
+            isrListener.onIsrChange(removed, added);
+            LOG.info("{}: ISR changed from {} to {} ({})", partition.topicPartition(), before, result.getIsrList(),
+                change.reason());
+        }
+    }
+
+    /**
+     * The answer for {@code partition}, the {@code index}-th of a batched AlterPartition request, or null if the
+     * response has none (the whole request was refused). The controller answers in the request's order.
+     */
+    private static AlterPartitionResponse.PartitionResult resultFor(AlterPartitionResponse response, int index,
+                                                                    Partition partition) {
+        ByteString topicId = ByteString.copyFrom(partition.topicId().bytes());
+        if (index < response.getPartitionsCount()) {
+            AlterPartitionResponse.PartitionResult r = response.getPartitions(index);
+            if (r.getPartition() == partition.topicPartition().partition() && r.getTopicId().equals(topicId)) {
+                return r;
+            }
+        }
+        for (AlterPartitionResponse.PartitionResult r : response.getPartitionsList()) {
+            if (r.getPartition() == partition.topicPartition().partition() && r.getTopicId().equals(topicId)) {
+                return r;
+            }
+        }
+        return null;
     }
 
     // ---------------------------------------------------------------------------------------------------------

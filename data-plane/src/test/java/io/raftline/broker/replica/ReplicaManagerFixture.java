@@ -33,7 +33,8 @@ import java.util.concurrent.ScheduledExecutorService;
 /**
  * A real {@link ReplicaManager} of broker 1 over real logs in a temp dir, fed a metadata image built from records:
  * brokers 1..3 registered and active, and topic {@code t} whose partitions broker 1 leads at leader epoch 1. No
- * controller: the ISR changes it asks for are recorded in {@link #alterPartitions} and never answered.
+ * controller: the ISR changes it asks for are recorded in {@link #alterPartitions}, and answered only when a test
+ * completes the matching future in {@link #alterAnswers}.
  */
 public final class ReplicaManagerFixture implements AutoCloseable {
 
@@ -43,6 +44,7 @@ public final class ReplicaManagerFixture implements AutoCloseable {
     public final ManualTime time = new ManualTime();
     public final ReplicaManager replicaManager;
     public final List<AlterPartitionRequest> alterPartitions = new CopyOnWriteArrayList<>();
+    public final List<CompletableFuture<AlterPartitionResponse>> alterAnswers = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2);
     private final LogManager logManager;
     private volatile MetadataImage image;
@@ -53,8 +55,10 @@ public final class ReplicaManagerFixture implements AutoCloseable {
         logManager = new LogManager(List.of(dir), LogConfig.fromProperties(Map.of(), Map.of()), time, scheduler);
         logManager.startup();
         replicaManager = new ReplicaManager(1, time, logManager, Map.of(), scheduler, request -> {
+            CompletableFuture<AlterPartitionResponse> answer = new CompletableFuture<>();
+            alterAnswers.add(answer);
             alterPartitions.add(request);
-            return new CompletableFuture<AlterPartitionResponse>();
+            return answer;
         }, () -> brokerEpoch(1), 30_000, new ReplicaFetcherManager.Settings(500, 1, 1 << 20, 10 << 20, 1_000, 30_000));
         MetadataImage current = MetadataImage.EMPTY;
         long index = 0;
@@ -88,6 +92,14 @@ public final class ReplicaManagerFixture implements AutoCloseable {
         }
         MetadataDelta delta = MetadataDelta.replayAll(image, ++index, List.of(MetadataImage.wrap(
             MetadataRecord.newBuilder().setConfig(c))));
+        image = delta.image();
+        replicaManager.applyDelta(delta, image);
+    }
+
+    /** Broker {@code id} moves to {@code state} at its current epoch, as a committed BrokerStateRecord brings it. */
+    public void brokerState(int id, BrokerState state) {
+        MetadataDelta delta = MetadataDelta.replayAll(image, ++index, List.of(MetadataImage.wrap(MetadataRecord.newBuilder()
+            .setBrokerState(BrokerStateRecord.newBuilder().setBrokerId(id).setBrokerEpoch(brokerEpoch(id)).setState(state)))));
         image = delta.image();
         replicaManager.applyDelta(delta, image);
     }
