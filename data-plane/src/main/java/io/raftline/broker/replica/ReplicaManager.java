@@ -27,6 +27,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -191,7 +192,7 @@ public final class ReplicaManager implements AutoCloseable {
                     isrCheckQueued.set(false);
                     maybeChangeIsr();
                 });
-            } catch (java.util.concurrent.RejectedExecutionException e) {
+            } catch (RejectedExecutionException e) {
                 isrCheckQueued.set(false); // shutting down
             }
         }
@@ -611,12 +612,14 @@ public final class ReplicaManager implements AutoCloseable {
                 .addAllNewIsr(change.newIsr())
                 .addAllNewIsrBrokerEpochs(change.newIsrBrokerEpochs()));
         }
-        alterPartition.send(request.build()).whenComplete((response, err) -> {
+        AlterPartitionRequest sent = request.build();
+        alterPartition.send(sent).whenComplete((response, err) -> {
             for (int i = 0; i < changes.size(); i++) {
                 Partition partition = owners.get(i);
                 PartitionState.IsrChange change = changes.get(i);
                 try {
-                    isrChangeAnswered(partition, change, err == null ? resultFor(response, i, partition) : null, response, err);
+                    isrChangeAnswered(partition, change, err == null ? resultFor(response, i, sent.getPartitions(i)) : null,
+                        response, err);
                 } catch (RuntimeException e) {
                     LOG.warn("{}: handling the controller's answer to an ISR change failed", partition.topicPartition(), e);
                 }
@@ -657,24 +660,19 @@ public final class ReplicaManager implements AutoCloseable {
     }
 
     /**
-     * The answer for {@code partition}, the {@code index}-th of a batched AlterPartition request, or null if the
+     * The answer to {@code asked}, the {@code index}-th partition of a batched AlterPartition request, or null if the
      * response has none (the whole request was refused). The controller answers in the request's order.
      */
     private static AlterPartitionResponse.PartitionResult resultFor(AlterPartitionResponse response, int index,
-                                                                    Partition partition) {
-        ByteString topicId = ByteString.copyFrom(partition.topicId().bytes());
-        if (index < response.getPartitionsCount()) {
-            AlterPartitionResponse.PartitionResult r = response.getPartitions(index);
-            if (r.getPartition() == partition.topicPartition().partition() && r.getTopicId().equals(topicId)) {
-                return r;
-            }
+                                                                    AlterPartitionRequest.PartitionIsr asked) {
+        if (index < response.getPartitionsCount() && answers(response.getPartitions(index), asked)) {
+            return response.getPartitions(index);
         }
-        for (AlterPartitionResponse.PartitionResult r : response.getPartitionsList()) {
-            if (r.getPartition() == partition.topicPartition().partition() && r.getTopicId().equals(topicId)) {
-                return r;
-            }
-        }
-        return null;
+        return response.getPartitionsList().stream().filter(r -> answers(r, asked)).findFirst().orElse(null);
+    }
+
+    private static boolean answers(AlterPartitionResponse.PartitionResult r, AlterPartitionRequest.PartitionIsr asked) {
+        return r.getPartition() == asked.getPartition() && r.getTopicId().equals(asked.getTopicId());
     }
 
     // ---------------------------------------------------------------------------------------------------------

@@ -41,8 +41,8 @@ import java.util.function.IntPredicate;
  * </pre>
  *
  * A controller that has just become active gives every broker one full session timeout from that moment (its
- * predecessor's heartbeat times are gone), but the broker on its predecessor's node only the grace of a closed
- * connection (see {@link #activate}). One writer: the controller's event thread.
+ * predecessor's heartbeat times are gone), but the broker on its predecessor's node only one heartbeat interval (see
+ * {@link #activate}). One writer: the controller's event thread.
  */
 final class BrokerControl {
 
@@ -57,11 +57,18 @@ final class BrokerControl {
      */
     private final Map<Integer, long[]> arrivals = new java.util.concurrent.ConcurrentHashMap<>();
     /**
-     * Broker id -> {epoch, monotonic ms, grace ms}: the moment the connection its heartbeats came over closed
-     * (thread-safe, recorded by the transport's thread), and how long it then has to heartbeat again. See
-     * {@link #connectionClosed} and {@link #activate}.
+     * Broker id -> the moment the connection its heartbeats came over closed (thread-safe, recorded by the
+     * transport's thread), and how long it then has to heartbeat again. See {@link #connectionClosed} and
+     * {@link #activate}.
      */
-    private final Map<Integer, long[]> closings = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<Integer, Closing> closings = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** A closed heartbeat connection of broker incarnation {@code epoch} at monotonic {@code atMs}. */
+    private record Closing(long epoch, long atMs, long graceMs) {
+        Closing shifted(long ms) {
+            return new Closing(epoch, atMs + ms, graceMs);
+        }
+    }
     /** Broker id -> the image index at which its controlled shutdown had moved every leadership away. */
     private final Map<Integer, Long> shutdownReadyIndex = new HashMap<>();
     /** Monotonic ms of the last session check (or of activation). */
@@ -95,7 +102,7 @@ final class BrokerControl {
         image.brokers().keySet().forEach(id -> lastContactMs.put(id, nowMs));
         int previous = image.controllerId();
         if (previous != nodeId) {
-            image.broker(previous).ifPresent(b -> closings.put(previous, new long[] {b.epoch(), nowMs, predecessorGraceMs()}));
+            image.broker(previous).ifPresent(b -> closings.put(previous, new Closing(b.epoch(), nowMs, predecessorGraceMs())));
         }
         lastCheckMs = nowMs;
     }
@@ -131,7 +138,7 @@ final class BrokerControl {
      * merely broke opens a new one with its next heartbeat. See {@link #connectionGraceMs()}.
      */
     void connectionClosed(int brokerId, long epoch, long nowMs) {
-        closings.put(brokerId, new long[] {epoch, nowMs, connectionGraceMs()});
+        closings.put(brokerId, new Closing(epoch, nowMs, connectionGraceMs()));
     }
 
     /**
@@ -285,7 +292,7 @@ final class BrokerControl {
         if (gap > stallThresholdMs()) {
             long stall = gap - config.periodicCheckIntervalMs();
             lastContactMs.replaceAll((id, last) -> last + stall);
-            closings.replaceAll((id, closed) -> new long[] {closed[0], closed[1] + stall, closed[2]});
+            closings.replaceAll((id, closed) -> closed.shifted(stall));
         }
         List<MetadataRecord> out = new ArrayList<>();
         for (BrokerRegistration b : image.brokers().values()) {
@@ -303,9 +310,9 @@ final class BrokerControl {
                 // One broker per entry, so each fencing is decided on an image that includes the previous one.
                 break;
             }
-            long[] closed = closings.get(b.id());
-            if (closed != null && closed[0] == b.epoch() && last <= closed[1] && nowMs - closed[1] > closed[2]) {
-                out.addAll(fence(image, b.id(), "broker " + b.id() + "'s connection closed " + (nowMs - closed[1])
+            Closing closed = closings.get(b.id());
+            if (closed != null && closed.epoch() == b.epoch() && last <= closed.atMs() && nowMs - closed.atMs() > closed.graceMs()) {
+                out.addAll(fence(image, b.id(), "broker " + b.id() + "'s connection closed " + (nowMs - closed.atMs())
                     + " ms ago and it has not heartbeated since (" + (nowMs - last) + " ms without a heartbeat)"));
                 break;
             }

@@ -23,6 +23,15 @@ class ConnectionClosedFencingTest {
         return ctx;
     }
 
+    /** Node 1 (broker 1's node) is the active controller with every broker heartbeating, then node 2 takes over. */
+    private static ControllerTestContext controllerMovesFromNode1To2() {
+        ControllerTestContext ctx = cluster();
+        ctx.activateOn(1);
+        ctx.tick(100, 1, 2, 3);
+        ctx.activateOn(2);
+        return ctx;
+    }
+
     private static long epoch(ControllerTestContext ctx, int id) {
         return ctx.image.broker(id).orElseThrow().epoch();
     }
@@ -95,11 +104,8 @@ class ConnectionClosedFencingTest {
 
     @Test
     void aNewControllerTreatsTheBrokerOnItsPredecessorsNodeAsDisconnected() {
-        ControllerTestContext ctx = cluster();
-        ctx.activateOn(1);
-        ctx.tick(100, 1, 2, 3);
         // node 1 dies; its broker heartbeated its own controller in process, so no connection of its closes
-        ctx.activateOn(2);
+        ControllerTestContext ctx = controllerMovesFromNode1To2();
         ctx.tick(100, 2, 3);
         ctx.tick(100, 2, 3);
         assertThat(ctx.image.broker(1).orElseThrow().fenced()).as("200 ms after the new controller's activation").isFalse();
@@ -113,10 +119,7 @@ class ConnectionClosedFencingTest {
 
     @Test
     void theBrokerOnTheDeposedControllersNodeStaysWhenItHeartbeatsTheNewOne() {
-        ControllerTestContext ctx = cluster();
-        ctx.activateOn(1);
-        ctx.tick(100, 1, 2, 3);
-        ctx.activateOn(2);
+        ControllerTestContext ctx = controllerMovesFromNode1To2();
         ctx.tick(200, 2, 3);
         for (int i = 0; i < 40; i++) {
             ctx.tick(250, 1, 2, 3);
@@ -126,10 +129,7 @@ class ConnectionClosedFencingTest {
 
     @Test
     void everyOtherBrokerKeepsAWholeSessionAfterAControllerChange() {
-        ControllerTestContext ctx = cluster();
-        ctx.activateOn(1);
-        ctx.tick(100, 1, 2, 3);
-        ctx.activateOn(2);
+        ControllerTestContext ctx = controllerMovesFromNode1To2();
         for (int i = 0; i < 90; i++) {
             ctx.tick(100, 1, 2);
         }
