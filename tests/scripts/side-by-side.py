@@ -87,12 +87,13 @@ TUNED = {"linger.ms": "5", "batch.size": "65536"}
 
 class Workload:
     def __init__(self, name, nodes, rf, min_isr, partitions, kind, records, about, producer=None, rate=None,
-                 victim=None):
+                 victim=None, clients=1):
         self.name, self.nodes, self.rf, self.min_isr, self.partitions = name, nodes, rf, min_isr, partitions
         self.kind, self.records, self.about = kind, records, about
         self.producer = producer or {}     # producer properties of a produce workload ("acks" among them)
         self.rate = rate                   # a fixed send rate (records/s) instead of --throughput -1
         self.victim = victim               # failover: "controller" or "leader-not-controller"
+        self.clients = clients             # topics: concurrent admin clients, each awaiting one create after another
 
 
 WORKLOADS = [
@@ -119,6 +120,8 @@ WORKLOADS = [
     Workload("e2e-3n", 3, 3, 2, 1, "e2e", 10_000, "3 nodes, 1 partition RF3 min.insync.replicas=2: as e2e-1n"),
     Workload("topics-3n", 3, 3, None, 3, "topics", 200,
              "3 nodes: N topics x 3 partitions RF3, one awaited create call after the other (topics/s)"),
+    Workload("topics-3n-c8", 3, 3, None, 3, "topics", 400,
+             "as topics-3n from 8 clients at once (each its own connection, N split between them)", clients=8),
     Workload("failover-3n", 3, 3, 2, 6, "failover", 300_000,
              "3 nodes, 6p RF3 minISR2: 5,000 rec/s acks=all idempotent; after 20 s SIGKILL the leader of the lowest "
              "partition not led by the active controller; longest gap without an ack, new-leader and rejoin times",
@@ -517,7 +520,7 @@ def kafka_tools_workload(cluster, w, records, rnd, row):
         row.update(records=records, e2eAvgMs=round(float(a.group(1)), 3), e2eP50Ms=float(p.group(1)),
                    e2eP99Ms=float(p.group(2)), e2eP999Ms=float(p.group(3)))
     elif w.kind == "topics":
-        rc, d, out, err = cluster.admin("create-seq", "topic-", str(records), str(w.partitions), str(w.rf))
+        rc, d, out, err = cluster.admin("create-seq", "topic-", str(records), str(w.partitions), str(w.rf), str(w.clients))
         if rc != 0 or not d or "topicsPerSec" not in d:
             raise StepFailed("topic creation failed: %s\n%s" % (d, tail(err)))
         row.update(d)
@@ -702,7 +705,7 @@ class RaftlineCluster:
         return self.perf("produce", "recordsPerSec", *args)
 
 
-def raftline_round(w, records, rnd, checkout, system, kdir=None):
+def raftline_round(w, records, rnd, checkout, system, kdir=None, kdir_waiters=None):
     """A Raftline round: through the CLI's perf commands, or with kdir (--protocol kafka) through Kafka's own tools
     against the cluster's Kafka listeners."""
     work = tempfile.mkdtemp(prefix="side-by-side-raftline.")
@@ -736,11 +739,11 @@ def raftline_round(w, records, rnd, checkout, system, kdir=None):
             row.update({k: d.get(k) for k in ("records", "e2eAvgMs", "e2eP50Ms", "e2eP99Ms", "e2eP999Ms")})
         elif w.kind == "topics":
             d = cluster.perf("topics", "topicsPerSec", "--count", str(records), "--partitions", str(w.partitions),
-                             "--replication-factor", str(w.rf))
-            row.update(topics=d.get("topics"), partitions=w.partitions, replicationFactor=w.rf,
+                             "--replication-factor", str(w.rf), "--clients", str(w.clients))
+            row.update(topics=d.get("topics"), partitions=w.partitions, replicationFactor=w.rf, clients=w.clients,
                        topicsPerSec=d["topicsPerSec"], perCallMs=d.get("perCallMs"))
         elif w.kind == "failover":
-            raftline_failover(cluster, w, records, row)
+            raftline_failover(cluster, w, records, row, kdir_waiters)
         return row
     except StepFailed as e:
         raise StepFailed("Raftline round %d of %s: %s" % (rnd, w.name, e))
@@ -838,7 +841,10 @@ class AckTimer:
         self.err_log.close()
 
 
-def raftline_failover(cluster, w, records, row):
+def raftline_failover(cluster, w, records, row, kdir=None):
+    """kdir: Kafka's helpers, whose BenchAdmin then times the new leader and the rejoin through the cluster's Kafka
+    listeners exactly as on Kafka's side (else one `raftline topics describe` JVM per poll, about a second each)."""
+    waiters = KafkaTools(kdir, cluster.work, cluster.kafka_bootstrap) if kdir and cluster.kafka_bootstrap else None
     cluster.create_topic("fo", w)
     rc, out, err = cluster.cli("quorum", "quorum", "status", "--bootstrap-server", cluster.bootstrap, "--output", "json",
                                timeout=60)
@@ -883,15 +889,19 @@ def raftline_failover(cluster, w, records, row):
         os.kill(pid, signal.SIGKILL)
         log("SIGKILL Raftline node %d (pid %d)" % (victim, pid))
         new_leader_ms = poll_ms = None
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            s = time.time()
-            ps = cluster.describe("fo")
-            if ps and all(p["leader"] >= 0 and p["leader"] != victim for p in ps):
-                e = time.time()
-                new_leader_ms, poll_ms = int(e * 1000) - t_kill, int((e - s) * 1000)
-                break
-            time.sleep(0.05)
+        if waiters:
+            rc, d, _, _ = waiters.admin("wait-leaders", "fo", str(victim), str(t_kill), "120000", timeout=150)
+            new_leader_ms = (d or {}).get("ms") if rc == 0 else None
+        else:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                s = time.time()
+                ps = cluster.describe("fo")
+                if ps and all(p["leader"] >= 0 and p["leader"] != victim for p in ps):
+                    e = time.time()
+                    new_leader_ms, poll_ms = int(e * 1000) - t_kill, int((e - s) * 1000)
+                    break
+                time.sleep(0.05)
         if new_leader_ms is None:
             log("warning: no new leader seen within 120 s of the kill")
         feeder.join(timeout=records / FAILOVER_RATE + 400)
@@ -906,13 +916,17 @@ def raftline_failover(cluster, w, records, row):
                                   os.path.join(cluster.work, "restart.log"), cwd=cluster.checkout, env=cluster.env,
                                   gentle=True)
         rejoin_ms = None
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline and cluster.restarted.poll() is None:
-            ps = cluster.describe("fo")
-            if ps and all(victim in p["isr"] for p in ps):
-                rejoin_ms = int((time.time() - t_restart) * 1000)
-                break
-            time.sleep(0.05)
+        if waiters:
+            rc, d, _, _ = waiters.admin("wait-isr", "fo", str(victim), str(int(t_restart * 1000)), "180000", timeout=210)
+            rejoin_ms = (d or {}).get("ms") if rc == 0 else None
+        else:
+            deadline = time.monotonic() + 180
+            while time.monotonic() < deadline and cluster.restarted.poll() is None:
+                ps = cluster.describe("fo")
+                if ps and all(victim in p["isr"] for p in ps):
+                    rejoin_ms = int((time.time() - t_restart) * 1000)
+                    break
+                time.sleep(0.05)
         if rejoin_ms is None:
             log("warning: node %d not back in every ISR within 180 s" % victim)
         rc, out, _ = cluster.cli("quorum", "quorum", "status", "--bootstrap-server", cluster.bootstrap, "--output", "json",
@@ -925,7 +939,7 @@ def raftline_failover(cluster, w, records, row):
                controllerAfter=after["leaderId"] if after else None, victimLeadPartitions=leads, records=p["records"],
                acked=p["acked"], errors=p["errors"], ratePerSec=p["ratePerSec"], noAckGapMs=p["noAckGapMs"],
                gapStartAfterKillMs=p["gapStartEpochMs"] - t_kill, newLeaderMs=new_leader_ms, newLeaderPollMs=poll_ms,
-               rejoinIsrMs=rejoin_ms, latencyMs=p["latencyMs"])
+               rejoinIsrMs=rejoin_ms, latencyMs=p["latencyMs"], waiter="BenchAdmin" if waiters else "raftline-cli")
     if p["firstError"]:
         row["firstError"] = p["firstError"]
 
@@ -1037,7 +1051,9 @@ def main():
     rows = []
     try:
         kdir = None
-        if a.only != "raftline" or a.protocol == "kafka":
+        # failover rows time the new leader and the rejoin with the same waiter on both systems (BenchAdmin's, over
+        # Kafka's protocol, one JVM polling every 50 ms), so Kafka's helpers are fetched for them too
+        if a.only != "raftline" or a.protocol == "kafka" or w.kind == "failover":
             kdir = fetch()
         rl_system = raftline_system(checkout) + ("(kafka-protocol)" if a.protocol == "kafka" else "")
         if a.only != "kafka":
@@ -1057,7 +1073,7 @@ def main():
                 print(json.dumps(rows[-1]), flush=True)
             if a.only != "kafka":
                 rows.append(raftline_round(w, records, rnd, checkout, rl_system,
-                                           kdir if a.protocol == "kafka" else None))
+                                           kdir if a.protocol == "kafka" else None, kdir))
                 print(json.dumps(rows[-1]), flush=True)
     except StepFailed as e:
         log("error: %s" % e)

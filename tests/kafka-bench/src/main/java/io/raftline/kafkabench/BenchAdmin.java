@@ -9,6 +9,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -26,6 +29,8 @@ import org.apache.kafka.common.TopicPartitionInfo;
  *                                                           create a topic; wait for a leader and a full ISR everywhere
  * create-seq   BOOTSTRAP PREFIX COUNT PARTITIONS RF         COUNT createTopics calls in a row, one topic each, each
  *                                                           awaited: topicsPerSec and the per-call latencies
+ * create-seq   BOOTSTRAP PREFIX COUNT PARTITIONS RF CLIENTS as create-seq from CLIENTS admin clients at once (each its
+ *                                                           own connection and thread, COUNT split between them)
  * victim       BOOTSTRAP TOPIC controller|leader-not-controller
  *                                                           the node a failover run kills: the active controller, or
  *                                                           the leader of the lowest partition not led by it
@@ -51,8 +56,8 @@ public final class BenchAdmin {
                 case "ready" -> ready(admin, Integer.parseInt(args[2]), Long.parseLong(args[3]));
                 case "create" -> create(admin, args[2], Integer.parseInt(args[3]), Short.parseShort(args[4]),
                     Long.parseLong(args[5]), Arrays.copyOfRange(args, 6, args.length));
-                case "create-seq" -> createSequence(admin, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
-                    Short.parseShort(args[5]));
+                case "create-seq" -> createSequence(args[1], admin, args[2], Integer.parseInt(args[3]),
+                    Integer.parseInt(args[4]), Short.parseShort(args[5]), args.length > 6 ? Integer.parseInt(args[6]) : 1);
                 case "victim" -> victim(admin, args[2], args[3]);
                 case "wait-leaders", "wait-isr" -> waitFor(admin, mode.equals("wait-leaders"), args[2],
                     Integer.parseInt(args[3]), Long.parseLong(args[4]), Long.parseLong(args[5]));
@@ -102,21 +107,50 @@ public final class BenchAdmin {
         });
     }
 
-    private static void createSequence(Admin admin, String prefix, int count, int partitions, short rf) throws Exception {
-        admin.listTopics().names().get(10, TimeUnit.SECONDS); // connected, with metadata, before the clock starts
-        long[] callNs = new long[count];
-        long start = System.nanoTime();
-        for (int i = 0; i < count; i++) {
-            long s = System.nanoTime();
-            admin.createTopics(List.of(new NewTopic(prefix + i, partitions, rf))).all().get(60, TimeUnit.SECONDS);
-            callNs[i] = System.nanoTime() - s;
+    private static void createSequence(String bootstrap, Admin first, String prefix, int count, int partitions, short rf,
+                                       int clients) throws Exception {
+        List<Admin> admins = new ArrayList<>(List.of(first));
+        ExecutorService threads = Executors.newFixedThreadPool(clients);
+        try {
+            for (int c = 1; c < clients; c++) {
+                admins.add(admin(bootstrap));
+            }
+            for (Admin a : admins) {
+                a.listTopics().names().get(10, TimeUnit.SECONDS); // connected, with metadata, before the clock starts
+            }
+            long[] callNs = new long[count];
+            long start = System.nanoTime();
+            List<Future<?>> runs = new ArrayList<>();
+            for (int c = 0; c < clients; c++) {
+                Admin admin = admins.get(c);
+                int from = c * count / clients;
+                int to = (c + 1) * count / clients;
+                runs.add(threads.submit(() -> {
+                    for (int i = from; i < to; i++) {
+                        long s = System.nanoTime();
+                        admin.createTopics(List.of(new NewTopic(prefix + i, partitions, rf))).all().get(60, TimeUnit.SECONDS);
+                        callNs[i] = System.nanoTime() - s;
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> run : runs) {
+                run.get();
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            Arrays.sort(callNs);
+            System.out.printf(Locale.ROOT, "{\"topics\":%d,\"partitions\":%d,\"replicationFactor\":%d,\"clients\":%d,"
+                    + "\"elapsedMs\":%.1f,\"topicsPerSec\":%.2f,\"perCallMs\":{\"avg\":%.2f,\"p50\":%.2f,\"p99\":%.2f,"
+                    + "\"max\":%.2f}}%n",
+                count, partitions, rf, clients, seconds * 1000, count / seconds,
+                Arrays.stream(callNs).average().orElse(0) / 1e6, quantileMs(callNs, 0.5), quantileMs(callNs, 0.99),
+                callNs[count - 1] / 1e6);
+        } finally {
+            threads.shutdownNow();
+            for (Admin a : admins.subList(1, admins.size())) {
+                a.close();
+            }
         }
-        double seconds = (System.nanoTime() - start) / 1e9;
-        Arrays.sort(callNs);
-        System.out.printf(Locale.ROOT, "{\"topics\":%d,\"partitions\":%d,\"replicationFactor\":%d,\"elapsedMs\":%.1f,"
-                + "\"topicsPerSec\":%.2f,\"perCallMs\":{\"avg\":%.2f,\"p50\":%.2f,\"p99\":%.2f,\"max\":%.2f}}%n",
-            count, partitions, rf, seconds * 1000, count / seconds, Arrays.stream(callNs).average().orElse(0) / 1e6,
-            quantileMs(callNs, 0.5), quantileMs(callNs, 0.99), callNs[count - 1] / 1e6);
     }
 
     private static void victim(Admin admin, String topic, String policy) throws Exception {
@@ -157,7 +191,7 @@ public final class BenchAdmin {
                 }
             }
             long ms = System.currentTimeMillis() - t0;
-            return leaders ? "{\"ms\":" + ms + ",\"controller\":" + controller(admin) + "}" : "{\"ms\":" + ms + "}";
+            return leaders ? "{\"ms\":" + ms + ",\"controller\":" + controllerOrUnknown(admin) + "}" : "{\"ms\":" + ms + "}";
         });
     }
 
@@ -192,6 +226,15 @@ public final class BenchAdmin {
     private static int leader(TopicPartitionInfo p) {
         Node n = p.leader();
         return n == null || n.isEmpty() ? -1 : n.id();
+    }
+
+    /** The quorum leader, or -1 where the cluster does not answer DescribeQuorum (Raftline's Kafka listeners). */
+    private static int controllerOrUnknown(Admin admin) {
+        try {
+            return controller(admin);
+        } catch (Exception e) {
+            return -1;
+        }
     }
 
     private static int controller(Admin admin) throws Exception {

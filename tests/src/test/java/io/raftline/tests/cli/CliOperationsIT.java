@@ -406,6 +406,13 @@ class CliOperationsIT {
         assertThat(fields(topics.get("perCallMs"))).containsExactly("avg", "p50", "p99", "max");
         TestCluster.await(() -> !cli.run("topics", "list").out().contains("perf-topics-"), SETTLE,
             "perf topics to delete what it created");
+        // several clients at once: every topic created (count split between them), then every one deleted
+        JsonNode concurrent = cli.json("perf", "topics", "--count", "7", "--partitions", "1", "--replication-factor", "1",
+            "--clients", "3");
+        assertThat(concurrent.get("topics").asInt()).isEqualTo(7);
+        assertThat(concurrent.get("topicsPerSec").asDouble()).isPositive();
+        TestCluster.await(() -> !cli.run("topics", "list").out().contains("perf-topics-"), SETTLE,
+            "perf topics --clients to delete what it created");
 
         assertOneErrorLine(cli.run("perf", "produce", "--topic", "perf", "--num-records", "0", "--record-size", "10",
             "--throughput", "-1"), 1, "--num-records");
@@ -413,6 +420,8 @@ class CliOperationsIT {
             "--record-size");
         assertOneErrorLine(cli.run("perf", "topics", "--count", "0", "--partitions", "1", "--replication-factor", "1"), 1,
             "--count");
+        assertOneErrorLine(cli.run("perf", "topics", "--count", "2", "--partitions", "1", "--replication-factor", "1",
+            "--clients", "3"), 1, "--clients");
         assertThat(cli.run("perf", "produce", "--topic", "perf", "--num-records", "ten", "--record-size", "10",
             "--throughput", "-1").exitCode()).isEqualTo(2);
     }
