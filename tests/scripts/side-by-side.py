@@ -7,7 +7,7 @@
     tests/scripts/side-by-side.py fetch      only download Kafka's jars and build the helpers (into the cache)
 
 WORKLOAD runs R rounds of each system (default 3), alternating Kafka, Raftline, Kafka, ..., each on a fresh cluster on
-127.0.0.1 in a fresh temporary folder. --records sets the records (topics for topics-3n) per round; default the
+127.0.0.1 in a fresh temporary folder. --records sets the records (topics for the topics rows) per round; default the
 workload's. --raftline is the Raftline checkout whose ./raftline runs (default: the one holding this script).
 --only runs one system's rounds (no ratio then). --protocol kafka runs the Raftline rounds with Kafka's own tools too
 (exactly what the Kafka rounds run) against the `raftline dev` cluster's Kafka listeners (kafkaBootstrap in its
@@ -32,8 +32,12 @@ own tools: ProducerPerformance, ConsumerPerformance, EndToEndLatency; topics and
 Raftline. The same parameters through the user-facing CLI: `./raftline dev --nodes N` (RAFTLINE_HEAP_OPTS, default
 -Xmx1g -Xms1g), `topics create` and `topics describe` until every partition has a leader and a full ISR, then
 `perf produce|consume|e2e|topics --output json`; failover feeds `raftline produce --acks all --report-acks` at 5,000
-records/s and times every ack line, kills the victim (pid from cluster.json) with SIGKILL, polls `topics describe`
-for the new leader, restarts it with `raftline server --config` and polls until it is back in every ISR.
+records/s and times every ack line, kills the victim (pid from cluster.json) with SIGKILL, waits for the new leader,
+restarts it with `raftline server --config` and waits until it is back in every ISR. Both waits use the same waiter as
+Kafka's rounds (BenchAdmin wait-leaders / wait-isr: one JVM polling every 50 ms) against the cluster's Kafka
+listeners, so both systems' newLeaderMs and rejoinIsrMs are timed alike ("waiter" in the round's line; a cluster
+without Kafka listeners falls back to one `topics describe` JVM per poll, about a second each). topics-3n-c8 runs
+`perf topics --clients 8`.
 
 Processes: every process is a child of this script (the Raftline nodes are children of `raftline dev`), signalled
 only through its own handle or, for a dev node, by the pid from cluster.json after checking that this pid still runs
