@@ -33,7 +33,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
+import org.openqa.selenium.NoSuchElementException;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -270,16 +272,21 @@ class ConsoleSecurityIT {
             // the login form: a SCRAM user signs in and the header says who the page acts as
             addUser("carol", "carol-secret");
             TestCluster.await(() -> {
-                if (driver.findElement(By.id("node")).getText().contains("as User:carol")) {
-                    return true;
-                }
-                if (!driver.findElements(By.id("login-form")).isEmpty()) {
-                    WebElement login = driver.findElement(By.id("login-form"));
-                    login.findElement(By.name("username")).clear();
-                    login.findElement(By.name("username")).sendKeys("carol");
-                    login.findElement(By.name("password")).clear();
-                    login.findElement(By.name("password")).sendKeys("carol-secret");
-                    login.findElement(By.id("login-submit")).click();
+                // the header re-renders on its refresh: an element found a moment ago may be gone or replaced; try again
+                try {
+                    if (driver.findElement(By.id("node")).getText().contains("as User:carol")) {
+                        return true;
+                    }
+                    if (!driver.findElements(By.id("login-form")).isEmpty()) {
+                        WebElement login = driver.findElement(By.id("login-form"));
+                        login.findElement(By.name("username")).clear();
+                        login.findElement(By.name("username")).sendKeys("carol");
+                        login.findElement(By.name("password")).clear();
+                        login.findElement(By.name("password")).sendKeys("carol-secret");
+                        login.findElement(By.id("login-submit")).click();
+                    }
+                } catch (NoSuchElementException | StaleElementReferenceException e) {
+                    return false;
                 }
                 return false;
             }, Duration.ofSeconds(30), "carol to log in through the form (header: " + header(driver) + ")");
