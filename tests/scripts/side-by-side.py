@@ -91,13 +91,14 @@ TUNED = {"linger.ms": "5", "batch.size": "65536"}
 
 class Workload:
     def __init__(self, name, nodes, rf, min_isr, partitions, kind, records, about, producer=None, rate=None,
-                 victim=None, clients=1):
+                 victim=None, clients=1, cold=False):
         self.name, self.nodes, self.rf, self.min_isr, self.partitions = name, nodes, rf, min_isr, partitions
         self.kind, self.records, self.about = kind, records, about
         self.producer = producer or {}     # producer properties of a produce workload ("acks" among them)
         self.rate = rate                   # a fixed send rate (records/s) instead of --throughput -1
         self.victim = victim               # failover: "controller" or "leader-not-controller"
         self.clients = clients             # topics: concurrent admin clients, each awaiting one create after another
+        self.cold = cold                   # consume: the page cache dropped between writing and reading (root only)
 
 
 WORKLOADS = [
@@ -119,6 +120,17 @@ WORKLOADS = [
     Workload("consume-1n", 1, 1, None, 6, "consume", 2_000_000,
              "1 node, 6 partitions: produce N x 1 KiB (acks=all), then read them back in a group"),
     Workload("consume-3n", 3, 3, 2, 6, "consume", 1_000_000, "3 nodes RF3 min.insync.replicas=2: as consume-1n"),
+    Workload("consume-1n-cold", 1, 1, None, 6, "consume", 2_000_000,
+             "as consume-1n, the page cache dropped between writing and reading (needs root)", cold=True),
+    # the codecs (item 9 of issue 24): the producer's compression.type; consume rows write with it, then read back
+    Workload("produce-1n-lz4", 1, 1, None, 6, "produce", 2_000_000, "as produce-1n-acks1 with compression.type=lz4",
+             dict(TUNED, acks="1", **{"compression.type": "lz4"})),
+    Workload("produce-1n-zstd", 1, 1, None, 6, "produce", 2_000_000, "as produce-1n-acks1 with compression.type=zstd",
+             dict(TUNED, acks="1", **{"compression.type": "zstd"})),
+    Workload("consume-1n-lz4", 1, 1, None, 6, "consume", 2_000_000,
+             "as consume-1n, the records written with compression.type=lz4", {"compression.type": "lz4"}),
+    Workload("consume-1n-zstd", 1, 1, None, 6, "consume", 2_000_000,
+             "as consume-1n, the records written with compression.type=zstd", {"compression.type": "zstd"}),
     Workload("e2e-1n", 1, 1, None, 1, "e2e", 10_000,
              "1 node, 1 partition: one 1 KiB record at a time, produced (acks=all) and consumed; end-to-end latency"),
     Workload("e2e-3n", 3, 3, 2, 1, "e2e", 10_000, "3 nodes, 1 partition RF3 min.insync.replicas=2: as e2e-1n"),
@@ -485,6 +497,17 @@ PRODUCER_SUMMARY = re.compile(
     r"(\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th")
 
 
+def drop_page_cache():
+    """Writes dirty pages out and drops the clean ones, so a consume reads its log from the disk (needs root)."""
+    os.sync()
+    try:
+        with open("/proc/sys/vm/drop_caches", "w") as f:
+            f.write("3\n")
+    except OSError as e:
+        raise StepFailed("cannot drop the page cache (%s): the cold rows need root" % e)
+    log("page cache dropped")
+
+
 def kafka_tools_workload(cluster, w, records, rnd, row):
     """A produce, consume, e2e or topics workload run with Kafka's own tools (a KafkaTools) against its bootstrap."""
     if w.kind == "produce":
@@ -499,7 +522,9 @@ def kafka_tools_workload(cluster, w, records, rnd, row):
     elif w.kind == "consume":
         cluster.create_topic("bench", w)
         log("writing %d records to read back" % records)
-        cluster.producer_perf("bench", records, dict(TUNED, acks="all"))
+        cluster.producer_perf("bench", records, dict(TUNED, acks="all", **w.producer))
+        if w.cold:
+            drop_page_cache()
         rc, out, err = cluster.tool("org.apache.kafka.tools.ConsumerPerformance", "--bootstrap-server", cluster.bootstrap,
                                     "--topic", "bench", "--num-records", str(records), "--timeout", "30000",
                                     "--group", "side-by-side-%d-%d" % (rnd, os.getpid()))
@@ -731,7 +756,9 @@ def raftline_round(w, records, rnd, checkout, system, kdir=None, kdir_waiters=No
         elif w.kind == "consume":
             cluster.create_topic("bench", w)
             log("writing %d records to read back" % records)
-            cluster.perf_produce("bench", records, dict(TUNED, acks="all"))
+            cluster.perf_produce("bench", records, dict(TUNED, acks="all", **w.producer))
+            if w.cold:
+                drop_page_cache()
             d = cluster.perf("consume", "msgsPerSec", "--topic", "bench", "--messages", str(records),
                              "--group", "side-by-side-%d-%d" % (rnd, os.getpid()))
             row.update({k: d.get(k) for k in ("records", "msgsPerSec", "mbPerSec", "fetchMsgsPerSec", "fetchMbPerSec",
