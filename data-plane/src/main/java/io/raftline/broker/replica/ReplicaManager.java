@@ -218,7 +218,7 @@ public final class ReplicaManager implements AutoCloseable {
      * refuse it, and a refusal holds the partition's next proposal back for a whole ISR check period, as Kafka's
      * KIP-841 leader does not propose them either). When the broker turns active, {@link #applyDelta} runs the check.
      */
-    long joinableBrokerEpoch(int id) {
+    private static long joinableBrokerEpoch(MetadataImage image, int id) {
         return image.broker(id).filter(BrokerRegistration::active).map(BrokerRegistration::epoch).orElse(Long.MIN_VALUE);
     }
 
@@ -580,8 +580,11 @@ public final class ReplicaManager implements AutoCloseable {
         try {
             List<PartitionState.IsrChange> changes = new ArrayList<>();
             List<Partition> owners = new ArrayList<>();
+            // One image for the whole check: a broker turning active while it runs is seen by every partition or by
+            // none (applyDelta then runs another check), so its followers are proposed together, in one request.
+            MetadataImage current = image;
             for (Partition partition : partitions.values()) {
-                partition.proposeIsrChange(replicaLagTimeMaxMs, this::joinableBrokerEpoch).ifPresent(change -> {
+                partition.proposeIsrChange(replicaLagTimeMaxMs, id -> joinableBrokerEpoch(current, id)).ifPresent(change -> {
                     changes.add(change);
                     owners.add(partition);
                 });
