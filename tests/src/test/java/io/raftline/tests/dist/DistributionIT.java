@@ -51,6 +51,15 @@ class DistributionIT {
             .normalize();
     }
 
+    /**
+     * A dev cluster's first port, spread by this JVM's pid, and kept below Linux's ephemeral range (32768 and up):
+     * there a port the suite's own connections used a moment ago (in TIME_WAIT) cannot be bound, and a run failed on
+     * 32900 with "port 32914 is already in use".
+     */
+    private static int basePort(int test) {
+        return 20000 + (int) ((ProcessHandle.current().pid() + test) % 1200) * 10;
+    }
+
     private record Run(int code, String out, String err) {
     }
 
@@ -76,7 +85,7 @@ class DistributionIT {
         Run uuid = run("", "storage", "random-uuid");
         assertThat(uuid.out().strip()).hasSize(22);
 
-        int basePort = 20000 + (int) (ProcessHandle.current().pid() % 2000) * 10;
+        int basePort = basePort(0);
         Path dir = tmp.resolve("dev");
         ProcessBuilder pb = new ProcessBuilder(raftline().toString(), "dev", "--nodes", "1", "--dir", dir.toString(),
             "--base-port", Integer.toString(basePort));
@@ -165,7 +174,7 @@ class DistributionIT {
      */
     @Test
     void devWithTlsTakesRecordsOnlyOverTls() throws Exception {
-        int basePort = 20000 + (int) ((ProcessHandle.current().pid() + 1) % 2000) * 10;
+        int basePort = basePort(1);
         Path dir = tmp.resolve("dev-tls");
         ProcessBuilder pb = new ProcessBuilder(raftline().toString(), "dev", "--tls", "--nodes", "1", "--dir", dir.toString(),
             "--base-port", Integer.toString(basePort));
