@@ -19,13 +19,14 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The node's class-data sharing archive, as {@code bin/raftline server} builds it over three starts of a real node
- * (see the script): the first records the classes it loads, the second adopts that list and builds the archive in
- * the background while it starts without one, the third maps it. A private copy of the distribution (its jars linked,
- * not copied) keeps the shared one's {@code var/cds} out of it. And {@code RAFTLINE_CDS=off} writes nothing.
+ * The JVM {@code bin/raftline server} gives a real node. Its class-data sharing archive, built over three starts (see
+ * the script): the first records the classes it loads, the second adopts that list and builds the archive in the
+ * background while it starts without one, the third maps it; {@code RAFTLINE_CDS=off} writes nothing. Its JIT
+ * ({@code RAFTLINE_JIT}): C1 only on a host of two processors or fewer unless set, as the running JVM's flags show. A
+ * private copy of the distribution (its jars linked, not copied) keeps the shared one's {@code var/cds} out of it.
  */
 @Timeout(400)
-class NodeClassArchiveIT {
+class NodeLauncherIT {
 
     private static final Duration START = Duration.ofSeconds(90);
     private static final Duration BUILD = Duration.ofSeconds(240);
@@ -179,6 +180,66 @@ class NodeClassArchiveIT {
         assertThat(mappedArchives(third)).as("the third start maps the archive").contains(archive);
         assertThat(read(tmp.resolve("console-3.out"))).doesNotContain("[cds]").doesNotContain("warning");
         stop(third);
+    }
+
+    /** The running JVM's TieredStopAtLevel, from {@code jcmd PID VM.flags}; 4 (the JVM's default) when not set. */
+    private static int tieredStopAtLevel(Process p) throws IOException, InterruptedException {
+        Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+            String.valueOf(p.pid()), "VM.flags").redirectErrorStream(true).start();
+        String out = new String(jcmd.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(jcmd.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(jcmd.exitValue()).as("jcmd VM.flags: " + out).isZero();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("-XX:TieredStopAtLevel=(\\d+)").matcher(out);
+        return m.find() ? Integer.parseInt(m.group(1)) : 4;
+    }
+
+    private static int hostProcessors() throws IOException, InterruptedException {
+        Process nproc = new ProcessBuilder("nproc").start();
+        String out = new String(nproc.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+        assertThat(nproc.waitFor(10, TimeUnit.SECONDS)).isTrue();
+        return Integer.parseInt(out);
+    }
+
+    @Test
+    void theJitIsC1OnlyOnASmallHostUnlessSet() throws Exception {
+        Path home = privateDist();
+        Path config = config(home);
+        int expected = hostProcessors() <= 2 ? 1 : 4;
+        int start = 0;
+        for (Map.Entry<String, Integer> c : List.of(Map.entry("auto", expected), Map.entry("c1", 1),
+            Map.entry("tiered", 4))) {
+            Map<String, String> env = c.getKey().equals("auto") ? Map.of("RAFTLINE_CDS", "off")
+                : Map.of("RAFTLINE_CDS", "off", "RAFTLINE_JIT", c.getKey());
+            Process node = startNode(home, config, ++start, env);
+            try {
+                assertThat(tieredStopAtLevel(node)).as("RAFTLINE_JIT " + c.getKey()).isEqualTo(c.getValue());
+            } finally {
+                stop(node);
+            }
+        }
+        // RAFTLINE_OPTS comes later and wins
+        Process node = startNode(home, config, ++start,
+            Map.of("RAFTLINE_CDS", "off", "RAFTLINE_JIT", "c1", "RAFTLINE_OPTS", "-XX:TieredStopAtLevel=4"));
+        try {
+            assertThat(tieredStopAtLevel(node)).isEqualTo(4);
+        } finally {
+            stop(node);
+        }
+    }
+
+    @Test
+    void aBadJitIsOneErrorLineAndStartsNothing() throws Exception {
+        Path home = privateDist();
+        Path config = config(home);
+        Path logs = tmp.resolve("logs-bad");
+        Process p = command(home, Map.of("RAFTLINE_JIT", "c3", "RAFTLINE_LOG_DIR", logs.toString()), "server",
+            "--config", config.toString()).start();
+        String err = new String(p.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).isEqualTo(1);
+        assertThat(err.lines().toList()).containsExactly("error: RAFTLINE_JIT must be auto, c1 or tiered, not 'c3'");
+        assertThat(logs).doesNotExist();
+        assertThat(names(home.resolve("var/cds"))).noneMatch(n -> n.startsWith("node-"));
     }
 
     @Test
