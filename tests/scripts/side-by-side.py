@@ -144,16 +144,21 @@ WORKLOADS = [
              victim="leader-not-controller"),
     Workload("failover-ctrl-3n", 3, 3, 2, 6, "failover", 300_000, "as failover-3n, killing the active controller",
              victim="controller"),
+    Workload("connections-1n", 1, 1, None, 1, "connections", 1_000,
+             "1 node: N Kafka-protocol client connections held open to the broker (each greeted with ApiVersions), "
+             "then 3 Metadata round trips on each: the broker's memory per connection and the request latency"),
 ]
 BY_NAME = {w.name: w for w in WORKLOADS}
 
 # The headline metric of each kind (and whether higher is better), then the other figures the summary compares.
 HEADLINE = {"produce": ("recordsPerSec", True), "consume": ("msgsPerSec", True), "topics": ("topicsPerSec", True),
-            "e2e": ("e2eAvgMs", False), "failover": ("noAckGapMs", False)}
+            "e2e": ("e2eAvgMs", False), "failover": ("noAckGapMs", False), "connections": ("kbPerConnection", False)}
 OTHERS = {"produce": [("mbPerSec", True), ("latencyMs.avg", False), ("latencyMs.p99", False)],
           "consume": [("mbPerSec", True), ("fetchMsgsPerSec", True), ("fetchMbPerSec", True)],
           "e2e": [("e2eP99Ms", False)], "topics": [],
-          "failover": [("newLeaderMs", False), ("rejoinIsrMs", False), ("errors", False)]}
+          "failover": [("newLeaderMs", False), ("rejoinIsrMs", False), ("errors", False)],
+          "connections": [("heapKbPerConnection", False), ("requestMs.p50", False), ("requestMs.p99", False),
+                          ("connectMs.p99", False), ("rssOpenMb", False)]}
 RATE_HEADLINE = ("latencyMs.p99", False)
 RATE_OTHERS = [("recordsPerSec", True), ("latencyMs.p50", False), ("latencyMs.avg", False), ("latencyMs.p999", False),
                ("latencyMs.max", False)]
@@ -555,6 +560,16 @@ def kafka_tools_workload(cluster, w, records, rnd, row):
         row.update(d)
 
 
+def connections_probe(tools, broker_pid, records, row):
+    """The connections workload: Kafka's helper ConnectionsProbe against the first broker of tools' bootstrap."""
+    rc, out, err = tools.tool("io.raftline.kafkabench.ConnectionsProbe", tools.bootstrap, str(records), str(broker_pid),
+                              timeout=600)
+    d = last_json(read(out), "kbPerConnection")
+    if rc != 0 or d is None:
+        raise StepFailed("ConnectionsProbe failed (exit %d):\n%s%s" % (rc, tail(out), tail(err)))
+    row.update(d)
+
+
 def kafka_round(w, records, rnd, kdir):
     work = tempfile.mkdtemp(prefix="side-by-side-kafka.")
     cluster = KafkaCluster(kdir, work, w.nodes, env_int("KAFKA_BENCH_BASE_PORT", 19092))
@@ -564,6 +579,8 @@ def kafka_round(w, records, rnd, kdir):
         cluster.up()
         if w.kind == "failover":
             kafka_failover(cluster, w, records, row)
+        elif w.kind == "connections":
+            connections_probe(cluster, cluster.procs[1].pid, records, row)
         else:
             kafka_tools_workload(cluster, w, records, rnd, row)
         return row
@@ -775,6 +792,10 @@ def raftline_round(w, records, rnd, checkout, system, kdir=None, kdir_waiters=No
                        topicsPerSec=d["topicsPerSec"], perCallMs=d.get("perCallMs"))
         elif w.kind == "failover":
             raftline_failover(cluster, w, records, row, kdir_waiters)
+        elif w.kind == "connections":
+            if not cluster.kafka_bootstrap:
+                raise StepFailed("cluster.json has no kafkaBootstrap: this Raftline has no Kafka listener")
+            connections_probe(KafkaTools(kdir_waiters, work, cluster.kafka_bootstrap), cluster.node_pids[1], records, row)
         return row
     except StepFailed as e:
         raise StepFailed("Raftline round %d of %s: %s" % (rnd, w.name, e))
@@ -1084,7 +1105,8 @@ def main():
         kdir = None
         # failover rows time the new leader and the rejoin with the same waiter on both systems (BenchAdmin's, over
         # Kafka's protocol, one JVM polling every 50 ms), so Kafka's helpers are fetched for them too
-        if a.only != "raftline" or a.protocol == "kafka" or w.kind == "failover":
+        # as do the connections rows (Kafka's helper ConnectionsProbe opens them, on both systems)
+        if a.only != "raftline" or a.protocol == "kafka" or w.kind in ("failover", "connections"):
             kdir = fetch()
         rl_system = raftline_system(checkout) + ("(kafka-protocol)" if a.protocol == "kafka" else "")
         if a.only != "kafka":

@@ -366,6 +366,20 @@ class CliOperationsIT {
         assertAligned(brokersTable.out(), header.trim().split(" +"));
     }
 
+    /** As Kafka's producer-perf-test: each record a fresh random run of capital letters (codec rows depend on it). */
+    @Test
+    void perfProduceSendsAFreshRandomValueEveryRecord() throws Exception {
+        ok(cli.run("topics", "create", "--topic", "perf-values", "--partitions", "1", "--replication-factor", "1"));
+        ok(cli.run("perf", "produce", "--topic", "perf-values", "--num-records", "40", "--record-size", "32",
+            "--throughput", "-1", "--output", "json"));
+        Cli.Result read = cli.run("consume", "--topic", "perf-values", "--from-beginning", "--max-messages", "40",
+            "--timeout-ms", "60000");
+        ok(read);
+        List<String> values = read.out().lines().toList();
+        assertThat(values).as(read.toString()).hasSize(40).allMatch(v -> v.matches("[A-Z]{32}"));
+        assertThat(new java.util.HashSet<>(values)).as("distinct values").hasSize(40);
+    }
+
     @Test
     void perfPrintsProgressAndSummaries() throws Exception {
         ok(cli.run("topics", "create", "--topic", "perf", "--partitions", "2", "--replication-factor", "3"));
