@@ -91,13 +91,14 @@ TUNED = {"linger.ms": "5", "batch.size": "65536"}
 
 class Workload:
     def __init__(self, name, nodes, rf, min_isr, partitions, kind, records, about, producer=None, rate=None,
-                 victim=None, clients=1, cold=False):
+                 victim=None, clients=1, cold=False, warmup=0):
         self.name, self.nodes, self.rf, self.min_isr, self.partitions = name, nodes, rf, min_isr, partitions
         self.kind, self.records, self.about = kind, records, about
         self.producer = producer or {}     # producer properties of a produce workload ("acks" among them)
         self.rate = rate                   # a fixed send rate (records/s) instead of --throughput -1
         self.victim = victim               # failover: "controller" or "leader-not-controller"
         self.clients = clients             # topics: concurrent admin clients, each awaiting one create after another
+        self.warmup = warmup               # produce: the first records are a warm-up (--warmup-records on both sides)
         self.cold = cold                   # consume: the page cache dropped between writing and reading (root only)
 
 
@@ -117,6 +118,10 @@ WORKLOADS = [
     Workload("produce-3n-rate", 3, 3, 2, 6, "produce", 300_000,
              "as produce-3n-acksall with linger.ms=1 at a fixed 5,000 records/s (below saturation): latency percentiles",
              {"acks": "all", "linger.ms": "1"}, rate=5000),
+    Workload("produce-3n-rate-warm", 3, 3, 2, 6, "produce", 375_000,
+             "as produce-3n-rate, the first 75,000 records (15 s) a warm-up on both sides (--warmup-records): the "
+             "steady state's latency percentiles over the 300,000 after them",
+             {"acks": "all", "linger.ms": "1"}, rate=5000, warmup=75_000),
     Workload("consume-1n", 1, 1, None, 6, "consume", 2_000_000,
              "1 node, 6 partitions: produce N x 1 KiB (acks=all), then read them back in a group"),
     Workload("consume-3n", 3, 3, 2, 6, "consume", 1_000_000, "3 nodes RF3 min.insync.replicas=2: as consume-1n"),
@@ -396,9 +401,11 @@ class KafkaTools:
         if rc != 0:
             raise StepFailed("could not create topic %s: %s %s" % (topic, d, tail(err)))
 
-    def producer_perf(self, topic, records, props, rate=None):
+    def producer_perf(self, topic, records, props, rate=None, warmup=0):
         args = ["org.apache.kafka.tools.ProducerPerformance", "--bootstrap-server", self.bootstrap, "--topic", topic,
                 "--num-records", str(records), "--record-size", str(RECORD_SIZE), "--throughput", str(rate or -1)]
+        if warmup:
+            args += ["--warmup-records", str(warmup)]
         if props:
             args += ["--command-property"] + ["%s=%s" % kv for kv in props.items()]
         rc, out, err = self.tool(*args)
@@ -498,7 +505,7 @@ class KafkaCluster(KafkaTools):
 
 
 PRODUCER_SUMMARY = re.compile(
-    r"(\d+) records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, ([\d.]+) ms max latency, "
+    r"(\d+)(?: steady state)? records sent, ([\d.]+) records/sec \(([\d.]+) MB/sec\), ([\d.]+) ms avg latency, ([\d.]+) ms max latency, "
     r"(\d+) ms 50th, (\d+) ms 95th, (\d+) ms 99th, (\d+) ms 99.9th")
 
 
@@ -517,13 +524,16 @@ def kafka_tools_workload(cluster, w, records, rnd, row):
     """A produce, consume, e2e or topics workload run with Kafka's own tools (a KafkaTools) against its bootstrap."""
     if w.kind == "produce":
         cluster.create_topic("bench", w)
-        m = PRODUCER_SUMMARY.findall(cluster.producer_perf("bench", records, w.producer, w.rate))
-        if not m:
-            raise StepFailed("no summary line in ProducerPerformance's output")
+        m = PRODUCER_SUMMARY.findall(cluster.producer_perf("bench", records, w.producer, w.rate, w.warmup))
+        if len(m) < (2 if w.warmup else 1):
+            raise StepFailed("no summary line%s in ProducerPerformance's output" % (" and steady-state line" if w.warmup else ""))
+        # with a warm-up the last summary is the steady state's ("N steady state records sent, ..."), the one before
+        # it the whole run's
         n, rps, mbs, avg, mx, p50, p95, p99, p999 = m[-1]
+        sent = int(m[-2][0]) if w.warmup else int(n)
         row.update(records=int(n), recordsPerSec=round(float(rps), 1), mbPerSec=round(float(mbs), 2),
                    latencyMs=dict(avg=float(avg), p50=float(p50), p95=float(p95), p99=float(p99),
-                                  p999=float(p999), max=float(mx)), errors=records - int(n))
+                                  p999=float(p999), max=float(mx)), errors=records - sent)
     elif w.kind == "consume":
         cluster.create_topic("bench", w)
         log("writing %d records to read back" % records)
@@ -743,9 +753,11 @@ class RaftlineCluster:
             raise StepFailed("raftline perf %s failed (exit %d):\n%s%s" % (what, rc, out[-2000:], tail(err)))
         return d
 
-    def perf_produce(self, topic, records, props, rate=None):
+    def perf_produce(self, topic, records, props, rate=None, warmup=0):
         args = ["--topic", topic, "--num-records", str(records), "--record-size", str(RECORD_SIZE),
                 "--throughput", str(rate or -1)]
+        if warmup:
+            args += ["--warmup-records", str(warmup)]
         for k, v in props.items():
             args += ["--acks", v] if k == "acks" else ["--producer-property", "%s=%s" % (k, v)]
         return self.perf("produce", "recordsPerSec", *args)
@@ -767,9 +779,10 @@ def raftline_round(w, records, rnd, checkout, system, kdir=None, kdir_waiters=No
             kafka_tools_workload(KafkaTools(kdir, work, cluster.kafka_bootstrap), w, records, rnd, row)
         elif w.kind == "produce":
             cluster.create_topic("bench", w)
-            d = cluster.perf_produce("bench", records, w.producer, w.rate)
-            row.update(records=d.get("records"), recordsPerSec=d["recordsPerSec"], mbPerSec=d.get("mbPerSec"),
-                       latencyMs=d.get("latencyMs"), errors=d.get("errors"))
+            d = cluster.perf_produce("bench", records, w.producer, w.rate, w.warmup)
+            m = d["steadyState"] if w.warmup else d    # with a warm-up, the steady state's figures
+            row.update(records=m.get("records"), recordsPerSec=m["recordsPerSec"], mbPerSec=m.get("mbPerSec"),
+                       latencyMs=m.get("latencyMs"), errors=d.get("errors"))
         elif w.kind == "consume":
             cluster.create_topic("bench", w)
             log("writing %d records to read back" % records)
@@ -1005,7 +1018,8 @@ def keep_logs(work, name):
     dest = os.path.join(dest_root, name)
     for d, _, files in os.walk(work):
         for f in files:
-            if f.endswith((".log", ".out", ".err", ".json", ".properties")):
+            # logs, outputs and configs; not the data (a segment is NNNNNNNNNNNNNNNNNNNN.log on both systems)
+            if f.endswith((".log", ".out", ".err", ".json", ".properties")) and not re.match(r"^\d{20}\.log$", f):
                 src = os.path.join(d, f)
                 target = os.path.join(dest, os.path.relpath(src, work))
                 os.makedirs(os.path.dirname(target), exist_ok=True)

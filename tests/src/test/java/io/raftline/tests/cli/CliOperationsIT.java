@@ -366,18 +366,38 @@ class CliOperationsIT {
         assertAligned(brokersTable.out(), header.trim().split(" +"));
     }
 
-    /** As Kafka's producer-perf-test: each record a fresh random run of capital letters (codec rows depend on it). */
+    /**
+     * As Kafka's producer-perf-test: each record a fresh random run of capital letters (codec rows depend on it), and
+     * {@code --warmup-records} adds a steady-state summary of the records after the warm-up.
+     */
     @Test
-    void perfProduceSendsAFreshRandomValueEveryRecord() throws Exception {
+    void perfProduceSendsAFreshRandomValueEveryRecordAndSummarizesTheSteadyState() throws Exception {
         ok(cli.run("topics", "create", "--topic", "perf-values", "--partitions", "1", "--replication-factor", "1"));
-        ok(cli.run("perf", "produce", "--topic", "perf-values", "--num-records", "40", "--record-size", "32",
-            "--throughput", "-1", "--output", "json"));
+        JsonNode warmed = cli.json("perf", "produce", "--topic", "perf-values", "--num-records", "40", "--record-size",
+            "32", "--throughput", "-1", "--warmup-records", "10");
+        assertThat(fields(warmed)).containsExactly("records", "recordsPerSec", "mbPerSec", "latencyMs", "steadyState",
+            "errors");
+        assertThat(warmed.get("records").asLong()).isEqualTo(40);
+        JsonNode steady = warmed.get("steadyState");
+        assertThat(fields(steady)).containsExactly("records", "recordsPerSec", "mbPerSec", "latencyMs");
+        assertThat(steady.get("records").asLong()).isEqualTo(30);
+        assertThat(steady.get("latencyMs").get("max").asDouble())
+            .isLessThanOrEqualTo(warmed.get("latencyMs").get("max").asDouble());
         Cli.Result read = cli.run("consume", "--topic", "perf-values", "--from-beginning", "--max-messages", "40",
             "--timeout-ms", "60000");
         ok(read);
         List<String> values = read.out().lines().toList();
         assertThat(values).as(read.toString()).hasSize(40).allMatch(v -> v.matches("[A-Z]{32}"));
         assertThat(new java.util.HashSet<>(values)).as("distinct values").hasSize(40);
+
+        Cli.Result text = cli.run("perf", "produce", "--topic", "perf-values", "--num-records", "6", "--record-size", "8",
+            "--throughput", "-1", "--warmup-records", "2");
+        ok(text);
+        assertThat(text.out().lines()).as(text.toString())
+            .anyMatch(l -> l.matches("6 records sent, .* ms 99\\.9th\\."))
+            .anyMatch(l -> l.matches("4 steady state records sent, .* ms 99\\.9th\\."));
+        assertOneErrorLine(cli.run("perf", "produce", "--topic", "perf-values", "--num-records", "6", "--record-size", "8",
+            "--throughput", "-1", "--warmup-records", "6"), 1, "--warmup-records");
     }
 
     @Test

@@ -49,6 +49,9 @@ public final class PerfProduce implements Callable<Integer> {
     String acks;
     @Option(names = "--producer-property", paramLabel = "K=V", description = "A producer config (repeatable).")
     Map<String, String> producerProps = new LinkedHashMap<>();
+    @Option(names = "--warmup-records", paramLabel = "W", description = "The first W records are a warm-up: a second "
+        + "summary (steadyState in JSON) covers only the records after them, as Kafka's --warmup-records (default: 0).")
+    long warmupRecords;
 
     @Override
     public Integer call() throws Exception {
@@ -57,6 +60,9 @@ public final class PerfProduce implements Callable<Integer> {
         }
         if (recordSize < 1) {
             throw new CliException("--record-size must be at least 1");
+        }
+        if (warmupRecords < 0 || warmupRecords >= numRecords) {
+            throw new CliException("--warmup-records must be at least 0 and below --num-records (" + numRecords + ")");
         }
         Properties props = options.producerProperties("raftline-perf-producer");
         if (acks != null) {
@@ -71,11 +77,13 @@ public final class PerfProduce implements Callable<Integer> {
         byte[] payload = new byte[recordSize];
         SplittableRandom random = new SplittableRandom(42);
         LatencyStats latency = new LatencyStats();
+        LatencyStats steady = new LatencyStats();
         AtomicLong acked = new AtomicLong();
         AtomicLong errors = new AtomicLong();
         AtomicLong firstError = new AtomicLong(-1);
         String[] errorText = new String[1];
         long start;
+        long steadyStart = -1;
         long end;
         try (RaftlineProducer<byte[], byte[]> producer = new RaftlineProducer<>(props, new ByteArraySerializer(),
             new ByteArraySerializer())) {
@@ -84,10 +92,14 @@ public final class PerfProduce implements Callable<Integer> {
             long lastReportNs = start;
             long lastReportAcked = 0;
             for (long i = 0; i < numRecords; i++) {
+                boolean warm = i >= warmupRecords;
                 for (int j = 0; j < payload.length; j++) {
                     payload[j] = (byte) ('A' + random.nextInt(26));
                 }
                 long sendNs = SystemTime.INSTANCE.nanoseconds();
+                if (warm && steadyStart < 0) {
+                    steadyStart = sendNs;
+                }
                 producer.send(new ProducerRecord<>(topic, payload), (metadata, exception) -> {
                     if (exception != null) {
                         if (errors.incrementAndGet() == 1) {
@@ -95,7 +107,11 @@ public final class PerfProduce implements Callable<Integer> {
                             errorText[0] = exception.getMessage();
                         }
                     } else {
-                        latency.recordMicros((SystemTime.INSTANCE.nanoseconds() - sendNs) / 1000);
+                        long micros = (SystemTime.INSTANCE.nanoseconds() - sendNs) / 1000;
+                        latency.recordMicros(micros);
+                        if (warm) {
+                            steady.recordMicros(micros);
+                        }
                         acked.incrementAndGet();
                     }
                 });
@@ -111,30 +127,45 @@ public final class PerfProduce implements Callable<Integer> {
             producer.flush();
             end = SystemTime.INSTANCE.nanoseconds();
         }
-        Histogram total = latency.total();
-        double seconds = (end - start) / 1e9;
-        double recsPerSec = numRecords / seconds;
-        double mbPerSec = recsPerSec * recordSize / (1024.0 * 1024.0);
+        long steadyRecords = numRecords - warmupRecords;
         if (options.json()) {
-            ObjectNode doc = Json.object()
-                .put("records", numRecords)
-                .put("recordsPerSec", Math.round(recsPerSec * 100) / 100.0)
-                .put("mbPerSec", Math.round(mbPerSec * 100) / 100.0);
-            doc.set("latencyMs", LatencyStats.summary(total));
+            ObjectNode doc = summary(numRecords, end - start, latency.total());
+            if (warmupRecords > 0) {
+                doc.set("steadyState", summary(steadyRecords, end - steadyStart, steady.total()));
+            }
             doc.put("errors", errors.get());
             Json.print(out, doc);
         } else {
-            out.printf("%d records sent, %.1f records/sec (%.2f MB/sec), %.2f ms avg latency, %.2f ms max latency, "
-                    + "%.0f ms 50th, %.0f ms 95th, %.0f ms 99th, %.0f ms 99.9th.%n", numRecords, recsPerSec, mbPerSec,
-                LatencyStats.ms(total.getMean()), LatencyStats.ms(total.getMaxValue()),
-                LatencyStats.ms(total.getValueAtPercentile(50)), LatencyStats.ms(total.getValueAtPercentile(95)),
-                LatencyStats.ms(total.getValueAtPercentile(99)), LatencyStats.ms(total.getValueAtPercentile(99.9)));
+            printSummary(out, "", numRecords, end - start, latency.total());
+            if (warmupRecords > 0) {
+                // Kafka's producer-perf-test prints its steady-state line the same way, after the whole run's
+                printSummary(out, " steady state", steadyRecords, end - steadyStart, steady.total());
+            }
             if (errors.get() > 0) {
                 out.println(errors.get() + " record(s) failed; the first: " + errorText[0]);
             }
             out.flush();
         }
         return errors.get() == 0 ? 0 : 1;
+    }
+
+    private ObjectNode summary(long records, long elapsedNs, Histogram latencies) {
+        double recsPerSec = records / (elapsedNs / 1e9);
+        ObjectNode doc = Json.object()
+            .put("records", records)
+            .put("recordsPerSec", Math.round(recsPerSec * 100) / 100.0)
+            .put("mbPerSec", Math.round(recsPerSec * recordSize / (1024.0 * 1024.0) * 100) / 100.0);
+        doc.set("latencyMs", LatencyStats.summary(latencies));
+        return doc;
+    }
+
+    private void printSummary(PrintWriter out, String what, long records, long elapsedNs, Histogram h) {
+        double recsPerSec = records / (elapsedNs / 1e9);
+        out.printf("%d%s records sent, %.1f records/sec (%.2f MB/sec), %.2f ms avg latency, %.2f ms max latency, "
+                + "%.0f ms 50th, %.0f ms 95th, %.0f ms 99th, %.0f ms 99.9th.%n", records, what, recsPerSec,
+            recsPerSec * recordSize / (1024.0 * 1024.0), LatencyStats.ms(h.getMean()), LatencyStats.ms(h.getMaxValue()),
+            LatencyStats.ms(h.getValueAtPercentile(50)), LatencyStats.ms(h.getValueAtPercentile(95)),
+            LatencyStats.ms(h.getValueAtPercentile(99)), LatencyStats.ms(h.getValueAtPercentile(99.9)));
     }
 
     private static void report(PrintWriter progress, long records, long elapsedNs, Histogram window) {
