@@ -119,9 +119,30 @@ class SplitRolesIT {
         assertThat(endBefore).isEqualTo(2);
     }
 
-    private static long leaderEnd(String topic) throws Exception {
-        Map<TopicPartition, ReplicaLogInfo> logs = admin.describeLogs(null, Duration.ofSeconds(2)).leaderLogs().get();
-        return logs.get(new TopicPartition(topic, 0)).logEndOffset();
+    /**
+     * The leader's log end offset of partition 0, asked until the leader answers: with two brokers down, a busy host can
+     * let the leader's answer miss one call's per-broker timeout (the full suite once got a map without it).
+     */
+    private static long leaderEnd(String topic) {
+        TopicPartition tp = new TopicPartition(topic, 0);
+        long[] end = {-1};
+        TestCluster.await(() -> {
+            try {
+                Map<TopicPartition, ReplicaLogInfo> logs = admin.describeLogs(null, Duration.ofSeconds(5)).leaderLogs().get();
+                ReplicaLogInfo info = logs.get(tp);
+                if (info == null) {
+                    return false;
+                }
+                end[0] = info.logEndOffset();
+                return true;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(e);
+            } catch (java.util.concurrent.ExecutionException e) {
+                return false;
+            }
+        }, Duration.ofSeconds(60), "the leader of " + tp + " to describe its log");
+        return end[0];
     }
 
     private static List<Throwable> rootCauses(Throwable e) {
