@@ -728,6 +728,12 @@ class RaftlineCluster:
         config = os.path.join(self.dir, "node-%d" % nid).encode()
         return state != "Z" and any(config in a for a in cmdline)
 
+    def kafka_listeners(self):
+        """The cluster's Kafka-protocol bootstrap (its cluster.json's kafkaBootstrap)."""
+        if not self.kafka_bootstrap:
+            raise StepFailed("cluster.json has no kafkaBootstrap: this Raftline has no Kafka listener")
+        return self.kafka_bootstrap
+
     def describe(self, topic):
         rc, out, _ = self.cli("describe", "topics", "describe", "--bootstrap-server", self.bootstrap, "--topic", topic,
                               "--output", "json", timeout=60)
@@ -774,9 +780,7 @@ def raftline_round(w, records, rnd, checkout, system, kdir=None, kdir_waiters=No
     try:
         cluster.up()
         if kdir:
-            if not cluster.kafka_bootstrap:
-                raise StepFailed("cluster.json has no kafkaBootstrap: this Raftline has no Kafka listener")
-            kafka_tools_workload(KafkaTools(kdir, work, cluster.kafka_bootstrap), w, records, rnd, row)
+            kafka_tools_workload(KafkaTools(kdir, work, cluster.kafka_listeners()), w, records, rnd, row)
         elif w.kind == "produce":
             cluster.create_topic("bench", w)
             d = cluster.perf_produce("bench", records, w.producer, w.rate, w.warmup)
@@ -806,9 +810,7 @@ def raftline_round(w, records, rnd, checkout, system, kdir=None, kdir_waiters=No
         elif w.kind == "failover":
             raftline_failover(cluster, w, records, row, kdir_waiters)
         elif w.kind == "connections":
-            if not cluster.kafka_bootstrap:
-                raise StepFailed("cluster.json has no kafkaBootstrap: this Raftline has no Kafka listener")
-            connections_probe(KafkaTools(kdir_waiters, work, cluster.kafka_bootstrap), cluster.node_pids[1], records, row)
+            connections_probe(KafkaTools(kdir_waiters, work, cluster.kafka_listeners()), cluster.node_pids[1], records, row)
         return row
     except StepFailed as e:
         raise StepFailed("Raftline round %d of %s: %s" % (rnd, w.name, e))

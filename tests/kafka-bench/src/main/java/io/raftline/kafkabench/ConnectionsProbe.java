@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.stream.Stream;
 import org.apache.kafka.common.message.MetadataRequestData;
-import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.requests.AbstractRequest;
 import org.apache.kafka.common.requests.ApiVersionsRequest;
 import org.apache.kafka.common.requests.MetadataRequest;
@@ -58,8 +57,7 @@ public final class ConnectionsProbe {
                 SocketChannel ch = SocketChannel.open(broker);
                 open.add(ch);
                 ch.socket().setTcpNoDelay(true);
-                ByteBuffer answer = roundTrip(ch, new ApiVersionsRequest.Builder().build((short) 3),
-                    ApiKeys.API_VERSIONS, ++correlation);
+                ByteBuffer answer = roundTrip(ch, new ApiVersionsRequest.Builder().build((short) 3), ++correlation);
                 short error = answer.getShort();
                 if (error != 0) {
                     throw new IllegalStateException("ApiVersions on connection " + i + " answered error " + error);
@@ -77,7 +75,7 @@ public final class ConnectionsProbe {
             for (int r = 0; r < rounds; r++) {
                 for (SocketChannel ch : open) {
                     long start = System.nanoTime();
-                    roundTrip(ch, metadata, ApiKeys.METADATA, ++correlation);
+                    roundTrip(ch, metadata, ++correlation);
                     requestNs[n++] = System.nanoTime() - start;
                 }
             }
@@ -97,9 +95,8 @@ public final class ConnectionsProbe {
     }
 
     /** Sends one size-prefixed request and reads its answer; returns the answer's body after the correlation id. */
-    private static ByteBuffer roundTrip(SocketChannel ch, AbstractRequest request, ApiKeys api, int correlation)
-        throws IOException {
-        RequestHeader header = new RequestHeader(api, request.version(), CLIENT_ID, correlation);
+    private static ByteBuffer roundTrip(SocketChannel ch, AbstractRequest request, int correlation) throws IOException {
+        RequestHeader header = new RequestHeader(request.apiKey(), request.version(), CLIENT_ID, correlation);
         ByteBuffer body = request.serializeWithHeader(header);
         ByteBuffer frame = ByteBuffer.allocate(4 + body.remaining()).putInt(body.remaining()).put(body).flip();
         while (frame.hasRemaining()) {

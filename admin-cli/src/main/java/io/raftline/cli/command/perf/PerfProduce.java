@@ -83,7 +83,7 @@ public final class PerfProduce implements Callable<Integer> {
         AtomicLong firstError = new AtomicLong(-1);
         String[] errorText = new String[1];
         long start;
-        long steadyStart = -1;
+        long steadyStart = 0;
         long end;
         try (RaftlineProducer<byte[], byte[]> producer = new RaftlineProducer<>(props, new ByteArraySerializer(),
             new ByteArraySerializer())) {
@@ -97,7 +97,7 @@ public final class PerfProduce implements Callable<Integer> {
                     payload[j] = (byte) ('A' + random.nextInt(26));
                 }
                 long sendNs = SystemTime.INSTANCE.nanoseconds();
-                if (warm && steadyStart < 0) {
+                if (i == warmupRecords) {
                     steadyStart = sendNs;
                 }
                 producer.send(new ProducerRecord<>(topic, payload), (metadata, exception) -> {
