@@ -82,12 +82,29 @@ final class ApacheKafka {
 
     /** Asks the process to stop (SIGTERM, which runs Kafka's shutdown hooks) and waits; kills it after the grace. */
     static boolean stop(Process p, Duration grace) throws InterruptedException {
+        return stop(p, grace, null);
+    }
+
+    /**
+     * As {@link #stop(Process, Duration)}; when the grace runs out and {@code threadDump} is given, the process's
+     * threads ({@code jcmd PID Thread.print}) are written there before it is killed, to show what held it.
+     */
+    static boolean stop(Process p, Duration grace, Path threadDump) throws InterruptedException {
         if (p == null || !p.isAlive()) {
             return true;
         }
         p.destroy();
         if (p.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
             return true;
+        }
+        if (threadDump != null) {
+            try {
+                Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                    Long.toString(p.pid()), "Thread.print").redirectErrorStream(true).redirectOutput(threadDump.toFile()).start();
+                jcmd.waitFor(30, TimeUnit.SECONDS);
+            } catch (IOException e) {
+                System.out.println("jcmd Thread.print on " + p.pid() + " failed: " + e);
+            }
         }
         p.destroyForcibly();
         p.waitFor(30, TimeUnit.SECONDS);
