@@ -1,0 +1,394 @@
+package io.raftline.tests.soak;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.raftline.client.admin.Admin;
+import io.raftline.client.admin.NewTopic;
+import io.raftline.client.common.TopicPartition;
+import io.raftline.client.common.serialization.ByteArrayDeserializer;
+import io.raftline.client.common.serialization.ByteArraySerializer;
+import io.raftline.client.consumer.ConsumerRecord;
+import io.raftline.client.consumer.RaftlineConsumer;
+import io.raftline.client.producer.ProducerRecord;
+import io.raftline.client.producer.RaftlineProducer;
+import io.raftline.common.SystemTime;
+import io.raftline.tests.cluster.TestCluster;
+import io.raftline.tests.cluster.TestNode;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.HdrHistogram.Histogram;
+import org.HdrHistogram.Recorder;
+
+/**
+ * A soak (issue 24, item 8): a 3-node cluster under acks=all produce at half the rate it can take, with a consumer
+ * reading a fixed time behind the producer, for a long time. The maximum is measured first, on the same cluster,
+ * topic and producer. Every window the run records, per node, the resident memory ({@code VmRSS}), the heap after a
+ * full collection ({@code jcmd GC.run}, then {@code GC.heap_info}) and the open files ({@code /proc/PID/fd}), and for
+ * the producer the acknowledged records and the send-to-acknowledgement latency percentiles; the topic's retention is
+ * small enough that segments are deleted throughout, so files and memory must reach a plateau. At the end the consumer
+ * catches up and every acknowledged offset must have been read.
+ *
+ * <p>The windows go to {@code out/soak.jsonl} (one JSON object per window) and {@code out/soak.svg} (a plot, {@link
+ * SoakPlot}). {@code SoakIT} runs a short one in the default suite and the hour behind {@code --system}.
+ */
+public final class SoakRun {
+
+    /** What to run. */
+    public record Settings(int partitions, int recordBytes, Duration calibrate, Duration duration, Duration window,
+                           Duration consumerBehind, long segmentBytes, long retentionBytes, long fileDeleteDelayMs,
+                           String heap, long seed, Path out) {
+    }
+
+    /** One node's sample at the end of a window. */
+    public record NodeSample(int id, double rssMiB, double heapAfterGcMiB, int openFiles) {
+    }
+
+    /** One window of the soak. */
+    public record Window(int index, double endSeconds, long acked, double ackedPerSec, double p50Ms, double p99Ms,
+                         double p999Ms, double maxMs, long consumed, long consumerBehindRecords, List<NodeSample> nodes) {
+    }
+
+    /** The whole run. */
+    public record Result(double maxPerSec, double targetPerSec, long acked, long failed, long consumed,
+                         long ackedNeverRead, List<Window> windows) {
+
+        /** One series per node and metric ({@code "rssMiB node 1"} ...) with one value per window, in window order. */
+        public Map<String, double[]> nodeSeries(String metric) {
+            Map<String, double[]> out = new java.util.TreeMap<>();
+            for (int w = 0; w < windows.size(); w++) {
+                for (NodeSample n : windows.get(w).nodes()) {
+                    double v = switch (metric) {
+                        case "rssMiB" -> n.rssMiB();
+                        case "heapAfterGcMiB" -> n.heapAfterGcMiB();
+                        case "openFiles" -> n.openFiles();
+                        default -> throw new IllegalArgumentException(metric);
+                    };
+                    out.computeIfAbsent(metric + " node " + n.id(), k -> new double[windows.size()])[w] = v;
+                }
+            }
+            return out;
+        }
+    }
+
+    private static final String TOPIC = "soak";
+    private static final Pattern HEAP_USED = Pattern.compile("(?m)^\\s*(?:def new generation|tenured generation|"
+        + "garbage-first heap|PSYoungGen|ParOldGen|ZHeap)\\s+total \\d+K, used (\\d+)K");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private SoakRun() {
+    }
+
+    public static Result run(Settings s) throws Exception {
+        Files.createDirectories(s.out());
+        TestCluster.Builder builder = TestCluster.builder().combined(3).heap(s.heap())
+            .config("log.retention.check.interval.ms", "2000");
+        try (TestCluster cluster = builder.start()) {
+            Properties base = new Properties();
+            base.setProperty("bootstrap.servers", cluster.bootstrap());
+            try (Admin admin = Admin.create(base)) {
+                admin.createTopics(List.of(new NewTopic(TOPIC, s.partitions(), (short) 3).configs(Map.of(
+                    "segment.bytes", Long.toString(s.segmentBytes()), "retention.bytes", Long.toString(s.retentionBytes()),
+                    "min.insync.replicas", "2", "file.delete.delay.ms", Long.toString(s.fileDeleteDelayMs()))))).all().get();
+            }
+            return new Driver(s, cluster, base).drive();
+        }
+    }
+
+    /** The producer, the consumer and the sampler of one run. */
+    private static final class Driver {
+        private final Settings s;
+        private final TestCluster cluster;
+        private final Properties base;
+        private final BitSet[] acked;
+        private final BitSet[] read;
+        private final LongAdder ackedCount = new LongAdder();
+        private final LongAdder failed = new LongAdder();
+        private final LongAdder consumed = new LongAdder();
+        private final Recorder latency = new Recorder(3);
+        private final AtomicBoolean stopConsumer = new AtomicBoolean();
+        /** Set once the producer has sent its last record: the consumer then reads to the end without waiting. */
+        private volatile boolean producerDone;
+        private final AtomicReference<Throwable> consumerError = new AtomicReference<>();
+        private final byte[] value;
+        private final SplittableRandom random;
+
+        Driver(Settings s, TestCluster cluster, Properties base) {
+            this.s = s;
+            this.cluster = cluster;
+            this.base = base;
+            this.acked = new BitSet[s.partitions()];
+            this.read = new BitSet[s.partitions()];
+            for (int p = 0; p < s.partitions(); p++) {
+                acked[p] = new BitSet();
+                read[p] = new BitSet();
+            }
+            this.value = new byte[s.recordBytes()];
+            this.random = new SplittableRandom(s.seed());
+        }
+
+        Result drive() throws Exception {
+            Properties pp = new Properties();
+            pp.putAll(base);
+            pp.setProperty("acks", "all");
+            pp.setProperty("linger.ms", "5");
+            pp.setProperty("batch.size", Integer.toString(64 * 1024));
+            pp.setProperty("delivery.timeout.ms", "120000");
+            Thread consumer = new Thread(this::consume, "soak-consumer");
+            consumer.setDaemon(true);
+            consumer.start();
+            List<Window> windows;
+            double maxPerSec;
+            double target;
+            try (RaftlineProducer<byte[], byte[]> producer = new RaftlineProducer<>(pp, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+                // the maximum: as fast as the producer can send for the calibration time, the consumer reading too
+                long before = ackedCount.sum();
+                long start = SystemTime.INSTANCE.nanoseconds();
+                long end = start + s.calibrate().toNanos();
+                while (SystemTime.INSTANCE.nanoseconds() < end) {
+                    send(producer);
+                }
+                producer.flush();
+                maxPerSec = (ackedCount.sum() - before) * 1e9 / (SystemTime.INSTANCE.nanoseconds() - start);
+                target = maxPerSec / 2;
+                System.out.printf("SoakRun: maximum %.0f records/s over %d s; soaking at %.0f records/s for %d s%n",
+                    maxPerSec, s.calibrate().toSeconds(), target, s.duration().toSeconds());
+                latency.reset();
+                windows = soak(producer, target);
+                producer.flush();
+            } finally {
+                producerDone = true;
+            }
+            long ackedAtEnd = ackedCount.sum();
+            TestCluster.await(() -> consumed.sum() >= ackedAtEnd || consumerError.get() != null, Duration.ofMinutes(5),
+                "the consumer to read the " + ackedAtEnd + " acknowledged records");
+            stopConsumer.set(true);
+            consumer.join(30_000);
+            if (consumerError.get() != null) {
+                throw new IllegalStateException("the soak's consumer failed", consumerError.get());
+            }
+            long neverRead = 0;
+            for (int p = 0; p < s.partitions(); p++) {
+                synchronized (acked[p]) {
+                    BitSet missing = (BitSet) acked[p].clone();
+                    synchronized (read[p]) {
+                        missing.andNot(read[p]);
+                    }
+                    neverRead += missing.cardinality();
+                }
+            }
+            Result result = new Result(maxPerSec, target, ackedAtEnd, failed.sum(), consumed.sum(), neverRead, windows);
+            Files.writeString(s.out().resolve("soak.svg"), SoakPlot.svg(result), StandardCharsets.UTF_8);
+            return result;
+        }
+
+        private List<Window> soak(RaftlineProducer<byte[], byte[]> producer, double perSec) throws IOException {
+            List<Window> windows = new ArrayList<>();
+            Path jsonl = s.out().resolve("soak.jsonl");
+            Files.deleteIfExists(jsonl);
+            long start = SystemTime.INSTANCE.nanoseconds();
+            long end = start + s.duration().toNanos();
+            long windowNs = s.window().toNanos();
+            long nextWindow = start + windowNs;
+            long windowAcked = ackedCount.sum();
+            long sent = 0;
+            Histogram interval = null;
+            while (true) {
+                long now = SystemTime.INSTANCE.nanoseconds();
+                if (now >= nextWindow) {
+                    interval = latency.getIntervalHistogram(interval);
+                    long ackedNow = ackedCount.sum();
+                    Window w = sample(windows.size(), (now - start) / 1e9, ackedNow - windowAcked,
+                        (ackedNow - windowAcked) * 1e9 / windowNs, interval, ackedNow);
+                    windows.add(w);
+                    Files.writeString(jsonl, JSON.writeValueAsString(w) + "\n", StandardCharsets.UTF_8,
+                        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+                    System.out.println("SoakRun window: " + JSON.writeValueAsString(w));
+                    windowAcked = ackedNow;
+                    nextWindow += windowNs;
+                    if (nextWindow > end) {
+                        return windows;
+                    }
+                    continue;
+                }
+                long due = start + (long) (sent * 1e9 / perSec);
+                if (now < due) {
+                    LockSupport.parkNanos(Math.min(due, nextWindow) - now);
+                    continue;
+                }
+                send(producer);
+                sent++;
+            }
+        }
+
+        private void send(RaftlineProducer<byte[], byte[]> producer) {
+            for (int i = 0; i < value.length; i++) {
+                value[i] = (byte) ('A' + random.nextInt(26));
+            }
+            long sentAt = SystemTime.INSTANCE.nanoseconds();
+            producer.send(new ProducerRecord<>(TOPIC, null, value), (md, e) -> {
+                if (e != null) {
+                    failed.increment();
+                    return;
+                }
+                latency.recordValue(Math.max(1, (SystemTime.INSTANCE.nanoseconds() - sentAt) / 1_000));
+                synchronized (acked[md.partition()]) {
+                    acked[md.partition()].set(Math.toIntExact(md.offset()));
+                }
+                ackedCount.increment();
+            });
+        }
+
+        /** Reads from the beginning, keeping {@code consumerBehind} behind the records' own timestamps. */
+        private void consume() {
+            Properties cp = new Properties();
+            cp.putAll(base);
+            // a consumer that fell behind the retention must fail the run, not skip ahead
+            cp.setProperty("auto.offset.reset", "none");
+            cp.setProperty("max.poll.records", "2000");
+            List<TopicPartition> tps = new ArrayList<>();
+            for (int p = 0; p < s.partitions(); p++) {
+                tps.add(new TopicPartition(TOPIC, p));
+            }
+            long behindMs = s.consumerBehind().toMillis();
+            try (RaftlineConsumer<byte[], byte[]> consumer = new RaftlineConsumer<>(cp, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
+                consumer.assign(tps);
+                consumer.seekToBeginning(tps);
+                // each partition is paused while its newest record read is younger than consumerBehind, so every
+                // partition trails the producer by that time (until the producer has stopped)
+                long[] newest = new long[s.partitions()];
+                while (!stopConsumer.get()) {
+                    for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(200))) {
+                        if (r.value() == null || r.value().length != s.recordBytes()) {
+                            throw new IllegalStateException("record " + r.partition() + "@" + r.offset() + " has "
+                                + (r.value() == null ? "no value" : r.value().length + " bytes"));
+                        }
+                        synchronized (read[r.partition()]) {
+                            read[r.partition()].set(Math.toIntExact(r.offset()));
+                        }
+                        consumed.increment();
+                        newest[r.partition()] = Math.max(newest[r.partition()], r.timestamp());
+                    }
+                    long now = SystemTime.INSTANCE.milliseconds();
+                    List<TopicPartition> pause = new ArrayList<>();
+                    List<TopicPartition> resume = new ArrayList<>();
+                    for (int p = 0; p < s.partitions(); p++) {
+                        (!producerDone && newest[p] + behindMs > now ? pause : resume).add(tps.get(p));
+                    }
+                    consumer.pause(pause);
+                    consumer.resume(resume);
+                }
+            } catch (Throwable t) {
+                consumerError.set(t);
+            }
+        }
+
+        private Window sample(int index, double endSeconds, long ackedInWindow, double ackedPerSec, Histogram h,
+                              long ackedNow) {
+            List<NodeSample> nodes = new ArrayList<>();
+            for (TestNode n : cluster.nodes()) {
+                long pid = n.pid();
+                nodes.add(new NodeSample(n.id(), rssKib(pid) / 1024.0, heapAfterGcKib(pid) / 1024.0, openFiles(pid)));
+            }
+            return new Window(index, Math.round(endSeconds * 10) / 10.0, ackedInWindow, Math.round(ackedPerSec), ms(h, 50),
+                ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0, consumed.sum(), ackedNow - consumed.sum(), nodes);
+        }
+    }
+
+    private static double ms(Histogram h, double percentile) {
+        return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(percentile) / 1000.0;
+    }
+
+    /** {@code VmRSS} of the process in KiB. */
+    static long rssKib(long pid) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+                if (line.startsWith("VmRSS:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
+                }
+            }
+            throw new IllegalStateException("no VmRSS for " + pid);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static int openFiles(long pid) {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/" + pid + "/fd"))) {
+            return (int) fds.count();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * The heap in use right after a full collection: {@code GC.run}, then {@code GC.heap_info}, in one {@code jcmd}
+     * (a JVM of its own: one per node and window).
+     */
+    static long heapAfterGcKib(long pid) {
+        return heapUsedKib(jcmd(pid, "GC.run\nGC.heap_info\n"));
+    }
+
+    /** The sum of the generations' "used" in a {@code GC.heap_info} answer. */
+    static long heapUsedKib(String heapInfo) {
+        Matcher m = HEAP_USED.matcher(heapInfo);
+        long used = 0;
+        boolean any = false;
+        while (m.find()) {
+            used += Long.parseLong(m.group(1));
+            any = true;
+        }
+        if (!any) {
+            throw new IllegalStateException("no heap figures in GC.heap_info:\n" + heapInfo);
+        }
+        return used;
+    }
+
+    /** Runs {@code commands} (one per line) in the JVM {@code pid}: {@code jcmd PID -f FILE}. */
+    private static String jcmd(long pid, String commands) {
+        Path file = null;
+        try {
+            file = Files.createTempFile("soak-jcmd-", ".txt");
+            Files.writeString(file, commands, StandardCharsets.UTF_8);
+            Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+                Long.toString(pid), "-f", file.toString()).redirectErrorStream(true).start();
+            p.getOutputStream().close();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+                throw new IllegalStateException("jcmd " + pid + " " + commands + ": " + out);
+            }
+            return out;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        } finally {
+            if (file != null) {
+                try {
+                    Files.deleteIfExists(file);
+                } catch (IOException e) {
+                    // a temporary file left behind
+                }
+            }
+        }
+    }
+}
