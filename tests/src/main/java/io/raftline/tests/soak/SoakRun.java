@@ -18,6 +18,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.BitSet;
@@ -25,6 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.SplittableRandom;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -199,43 +202,66 @@ public final class SoakRun {
             return result;
         }
 
-        private List<Window> soak(RaftlineProducer<byte[], byte[]> producer, double perSec) throws IOException {
-            List<Window> windows = new ArrayList<>();
+        /**
+         * Sends at {@code perSec} for the soak's duration; a thread of its own samples each window at its end, so the
+         * sampling (a few hundred milliseconds of {@code jcmd}) never holds the sends back.
+         */
+        private List<Window> soak(RaftlineProducer<byte[], byte[]> producer, double perSec) throws Exception {
+            List<Window> windows = new java.util.concurrent.CopyOnWriteArrayList<>();
             Path jsonl = s.out().resolve("soak.jsonl");
             Files.deleteIfExists(jsonl);
-            long start = SystemTime.INSTANCE.nanoseconds();
-            long end = start + s.duration().toNanos();
             long windowNs = s.window().toNanos();
-            long nextWindow = start + windowNs;
-            long windowAcked = ackedCount.sum();
-            long sent = 0;
-            Histogram interval = null;
-            while (true) {
-                long now = SystemTime.INSTANCE.nanoseconds();
-                if (now >= nextWindow) {
-                    interval = latency.getIntervalHistogram(interval);
+            int count = (int) (s.duration().toNanos() / windowNs);
+            long start = SystemTime.INSTANCE.nanoseconds();
+            long end = start + count * windowNs;
+            long[] windowAcked = {ackedCount.sum()};
+            Histogram[] interval = {null};
+            ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "soak-sampler");
+                t.setDaemon(true);
+                return t;
+            });
+            AtomicReference<Throwable> samplerError = new AtomicReference<>();
+            sampler.scheduleAtFixedRate(() -> {
+                if (windows.size() >= count || samplerError.get() != null) {
+                    return;
+                }
+                try {
+                    long now = SystemTime.INSTANCE.nanoseconds();
+                    interval[0] = latency.getIntervalHistogram(interval[0]);
                     long ackedNow = ackedCount.sum();
-                    Window w = sample(windows.size(), (now - start) / 1e9, ackedNow - windowAcked,
-                        (ackedNow - windowAcked) * 1e9 / windowNs, interval, ackedNow);
-                    windows.add(w);
+                    Window w = sample(windows.size(), (now - start) / 1e9, ackedNow - windowAcked[0],
+                        (ackedNow - windowAcked[0]) * 1e9 / windowNs, interval[0], ackedNow);
+                    windowAcked[0] = ackedNow;
                     Files.writeString(jsonl, JSON.writeValueAsString(w) + "\n", StandardCharsets.UTF_8,
-                        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+                        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
                     System.out.println("SoakRun window: " + JSON.writeValueAsString(w));
-                    windowAcked = ackedNow;
-                    nextWindow += windowNs;
-                    if (nextWindow > end) {
-                        return windows;
+                    windows.add(w);
+                } catch (Throwable t) {
+                    samplerError.set(t);
+                }
+            }, windowNs, windowNs, TimeUnit.NANOSECONDS);
+            try {
+                long sent = 0;
+                long now;
+                while ((now = SystemTime.INSTANCE.nanoseconds()) < end && samplerError.get() == null) {
+                    long due = start + (long) (sent * 1e9 / perSec);
+                    if (now < due) {
+                        LockSupport.parkNanos(due - now);
+                        continue;
                     }
-                    continue;
+                    send(producer);
+                    sent++;
                 }
-                long due = start + (long) (sent * 1e9 / perSec);
-                if (now < due) {
-                    LockSupport.parkNanos(Math.min(due, nextWindow) - now);
-                    continue;
-                }
-                send(producer);
-                sent++;
+                TestCluster.await(() -> windows.size() >= count || samplerError.get() != null, Duration.ofMinutes(2),
+                    "the sampler to record its " + count + " windows");
+            } finally {
+                sampler.shutdownNow();
             }
+            if (samplerError.get() != null) {
+                throw new IllegalStateException("the soak's sampler failed", samplerError.get());
+            }
+            return new ArrayList<>(windows);
         }
 
         private void send(RaftlineProducer<byte[], byte[]> producer) {
