@@ -20,11 +20,9 @@ import io.raftline.protocol.broker.MetadataResponse;
 import io.raftline.protocol.controller.CreatableTopic;
 import io.raftline.protocol.controller.CreateTopicsRequest;
 import io.raftline.protocol.controller.CreateTopicsResponse;
+import io.raftline.tests.cluster.ProcessStats;
 import io.raftline.tests.cluster.TestCluster;
 import io.raftline.tests.cluster.TestNode;
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,9 +37,6 @@ import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
  * How Raftline's costs grow with the number of partitions (issue 12 item 4): a 3-node combined cluster (real
@@ -130,10 +125,9 @@ public final class ScaleBench {
         }
         String jfrDir = System.getProperty("scale.jfr");
         try (TestCluster cluster = TestCluster.builder().combined(3).heap(nodeOptions).start()) {
-            String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
             if (jfrDir != null) {
                 for (TestNode node : cluster.nodes()) {
-                    run(jcmd, Long.toString(node.pid()), "JFR.start", "settings=profile", "name=scale");
+                    ProcessStats.jcmd(node.pid(), "JFR.start settings=profile name=scale\n");
                 }
             }
             Admin admin = cluster.admin();
@@ -148,8 +142,8 @@ public final class ScaleBench {
             }
             if (jfrDir != null) {
                 for (TestNode node : cluster.nodes()) {
-                    run(jcmd, Long.toString(node.pid()), "JFR.dump", "name=scale",
-                        "filename=" + Path.of(jfrDir, "node-" + node.id() + ".jfr"));
+                    ProcessStats.jcmd(node.pid(), "JFR.dump name=scale filename=" + Path.of(jfrDir, "node-" + node.id() + ".jfr")
+                        + "\n");
                 }
             }
         }
@@ -330,56 +324,24 @@ public final class ScaleBench {
         }
     }
 
-    private static final Pattern GENERATION_USED = Pattern.compile("generation\\s+total \\d+K, used (\\d+)K");
-
     /** Heap after a full GC, peak RSS, threads and open files: the largest of the nodes. */
     private static void footprint(TestCluster cluster, Map<String, Double> out) throws Exception {
         double heap = 0;
         double hwm = 0;
         double threads = 0;
         double fds = 0;
-        String jcmd = Path.of(System.getProperty("java.home"), "bin", "jcmd").toString();
         for (TestNode node : cluster.nodes()) {
             long pid = node.pid();
-            run(jcmd, Long.toString(pid), "GC.run");
-            String info = run(jcmd, Long.toString(pid), "GC.heap_info");
-            Matcher m = GENERATION_USED.matcher(info);
-            long usedKb = 0;
-            while (m.find()) {
-                usedKb += Long.parseLong(m.group(1));
-            }
-            if (usedKb == 0) {
-                throw new IllegalStateException("no generation sizes in GC.heap_info of node " + node.id() + ": " + info);
-            }
+            long usedKb = ProcessStats.heapAfterGcKib(pid);
             heap = Math.max(heap, usedKb / 1024.0);
-            String status = Files.readString(Path.of("/proc", Long.toString(pid), "status"));
-            hwm = Math.max(hwm, statusKb(status, "VmHWM") / 1024.0);
-            threads = Math.max(threads, statusKb(status, "Threads"));
-            try (Stream<Path> list = Files.list(Path.of("/proc", Long.toString(pid), "fd"))) {
-                fds = Math.max(fds, list.count());
-            }
+            hwm = Math.max(hwm, ProcessStats.status(pid, "VmHWM") / 1024.0);
+            threads = Math.max(threads, ProcessStats.status(pid, "Threads"));
+            fds = Math.max(fds, ProcessStats.openFiles(pid));
         }
         out.put("heapUsedMb", heap);
         out.put("vmHwmMb", hwm);
         out.put("threads", threads);
         out.put("fds", fds);
-    }
-
-    private static long statusKb(String status, String field) {
-        Matcher m = Pattern.compile("(?m)^" + field + ":\\s+(\\d+)").matcher(status);
-        if (!m.find()) {
-            throw new IllegalStateException("no " + field + " in /proc/pid/status");
-        }
-        return Long.parseLong(m.group(1));
-    }
-
-    private static String run(String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String text = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-            throw new IllegalStateException(String.join(" ", cmd) + " failed: " + text);
-        }
-        return text;
     }
 
     private static void killAndRejoin(TestCluster cluster, Admin admin, List<String> topics, Map<String, Double> out)

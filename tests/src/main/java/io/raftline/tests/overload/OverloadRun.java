@@ -9,6 +9,7 @@ import io.raftline.client.consumer.RaftlineConsumer;
 import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
 import io.raftline.common.SystemTime;
+import io.raftline.tests.cluster.ProcessStats;
 import io.raftline.tests.cluster.TestCluster;
 import io.raftline.tests.cluster.TestNode;
 import java.io.IOException;
@@ -188,7 +189,7 @@ public final class OverloadRun {
         timers.shutdownNow();
         timers.awaitTermination(10, TimeUnit.SECONDS);
         consumer.close();
-        long vmHwm = vmHwmKib(broker.pid());
+        long vmHwm = ProcessStats.status(broker.pid(), "VmHWM");
         boolean alive = broker.isRunning();
         for (RaftlineProducer<byte[], byte[]> producer : clients) {
             producer.close(Duration.ZERO);
@@ -219,20 +220,6 @@ public final class OverloadRun {
         } catch (UncheckedIOException e) {
             // a slow scrape under load: the next sample counts
         }
-    }
-
-    /** {@code VmHWM} of the process in KiB, or -1 if it is gone. */
-    static long vmHwmKib(long pid) {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-                if (line.startsWith("VmHWM:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
-                }
-            }
-        } catch (IOException e) {
-            return -1;
-        }
-        return -1;
     }
 
     /** The largest heap occupancy before a collection in the GC log (MiB) and the number of collections. */

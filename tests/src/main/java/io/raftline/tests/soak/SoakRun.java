@@ -11,10 +11,9 @@ import io.raftline.client.consumer.RaftlineConsumer;
 import io.raftline.client.producer.ProducerRecord;
 import io.raftline.client.producer.RaftlineProducer;
 import io.raftline.common.SystemTime;
+import io.raftline.tests.cluster.ProcessStats;
 import io.raftline.tests.cluster.TestCluster;
 import io.raftline.tests.cluster.TestNode;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,9 +32,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -91,8 +87,6 @@ public final class SoakRun {
     }
 
     private static final String TOPIC = "soak";
-    private static final Pattern HEAP_USED = Pattern.compile("(?m)^\\s*(?:def new generation|tenured generation|"
-        + "garbage-first heap|PSYoungGen|ParOldGen|ZHeap)\\s+total \\d+K, used (\\d+)K");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private SoakRun() {
@@ -332,7 +326,8 @@ public final class SoakRun {
             List<NodeSample> nodes = new ArrayList<>();
             for (TestNode n : cluster.nodes()) {
                 long pid = n.pid();
-                nodes.add(new NodeSample(n.id(), rssKib(pid) / 1024.0, heapAfterGcKib(pid) / 1024.0, openFiles(pid)));
+                nodes.add(new NodeSample(n.id(), ProcessStats.status(pid, "VmRSS") / 1024.0,
+                    ProcessStats.heapAfterGcKib(pid) / 1024.0, ProcessStats.openFiles(pid)));
             }
             return new Window(index, Math.round(endSeconds * 10) / 10.0, ackedInWindow, Math.round(ackedPerSec), ms(h, 50),
                 ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0, consumed.sum(), ackedNow - consumed.sum(), nodes);
@@ -341,80 +336,5 @@ public final class SoakRun {
 
     private static double ms(Histogram h, double percentile) {
         return h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(percentile) / 1000.0;
-    }
-
-    /** {@code VmRSS} of the process in KiB. */
-    static long rssKib(long pid) {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
-                }
-            }
-            throw new IllegalStateException("no VmRSS for " + pid);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    static int openFiles(long pid) {
-        try (Stream<Path> fds = Files.list(Path.of("/proc/" + pid + "/fd"))) {
-            return (int) fds.count();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    /**
-     * The heap in use right after a full collection: {@code GC.run}, then {@code GC.heap_info}, in one {@code jcmd}
-     * (a JVM of its own: one per node and window).
-     */
-    static long heapAfterGcKib(long pid) {
-        return heapUsedKib(jcmd(pid, "GC.run\nGC.heap_info\n"));
-    }
-
-    /** The sum of the generations' "used" in a {@code GC.heap_info} answer. */
-    static long heapUsedKib(String heapInfo) {
-        Matcher m = HEAP_USED.matcher(heapInfo);
-        long used = 0;
-        boolean any = false;
-        while (m.find()) {
-            used += Long.parseLong(m.group(1));
-            any = true;
-        }
-        if (!any) {
-            throw new IllegalStateException("no heap figures in GC.heap_info:\n" + heapInfo);
-        }
-        return used;
-    }
-
-    /** Runs {@code commands} (one per line) in the JVM {@code pid}: {@code jcmd PID -f FILE}. */
-    private static String jcmd(long pid, String commands) {
-        Path file = null;
-        try {
-            file = Files.createTempFile("soak-jcmd-", ".txt");
-            Files.writeString(file, commands, StandardCharsets.UTF_8);
-            Process p = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                Long.toString(pid), "-f", file.toString()).redirectErrorStream(true).start();
-            p.getOutputStream().close();
-            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
-                throw new IllegalStateException("jcmd " + pid + " " + commands + ": " + out);
-            }
-            return out;
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
-        } finally {
-            if (file != null) {
-                try {
-                    Files.deleteIfExists(file);
-                } catch (IOException e) {
-                    // a temporary file left behind
-                }
-            }
-        }
     }
 }

@@ -2,6 +2,7 @@ package io.raftline.tests.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.raftline.tests.cluster.ProcessStats;
 import io.raftline.tests.cluster.TestCluster;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -99,10 +100,8 @@ final class ApacheKafka {
         }
         if (threadDump != null) {
             try {
-                Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
-                    Long.toString(p.pid()), "Thread.print").redirectErrorStream(true).redirectOutput(threadDump.toFile()).start();
-                jcmd.waitFor(30, TimeUnit.SECONDS);
-            } catch (IOException e) {
+                Files.writeString(threadDump, ProcessStats.jcmd(p.pid(), "Thread.print\n"), StandardCharsets.UTF_8);
+            } catch (IOException | RuntimeException e) {
                 System.out.println("jcmd Thread.print on " + p.pid() + " failed: " + e);
             }
         }
