@@ -118,6 +118,8 @@ public final class SoakRun {
         private final LongAdder ackedCount = new LongAdder();
         private final LongAdder failed = new LongAdder();
         private final LongAdder consumed = new LongAdder();
+        /** Offsets read at least once: a record read twice (it should not be) counts once here. */
+        private final LongAdder readDistinct = new LongAdder();
         private final Recorder latency = new Recorder(3);
         private final AtomicBoolean stopConsumer = new AtomicBoolean();
         /** Set once the producer has sent its last record: the consumer then reads to the end without waiting. */
@@ -174,7 +176,7 @@ public final class SoakRun {
                 producerDone = true;
             }
             long ackedAtEnd = ackedCount.sum();
-            TestCluster.await(() -> consumed.sum() >= ackedAtEnd || consumerError.get() != null, Duration.ofMinutes(5),
+            TestCluster.await(() -> readDistinct.sum() >= ackedAtEnd || consumerError.get() != null, Duration.ofMinutes(5),
                 "the consumer to read the " + ackedAtEnd + " acknowledged records");
             stopConsumer.set(true);
             consumer.join(30_000);
@@ -301,8 +303,12 @@ public final class SoakRun {
                             throw new IllegalStateException("record " + r.partition() + "@" + r.offset() + " has "
                                 + (r.value() == null ? "no value" : r.value().length + " bytes"));
                         }
+                        int offset = Math.toIntExact(r.offset());
                         synchronized (read[r.partition()]) {
-                            read[r.partition()].set(Math.toIntExact(r.offset()));
+                            if (!read[r.partition()].get(offset)) {
+                                read[r.partition()].set(offset);
+                                readDistinct.increment();
+                            }
                         }
                         consumed.increment();
                         newest[r.partition()] = Math.max(newest[r.partition()], r.timestamp());
