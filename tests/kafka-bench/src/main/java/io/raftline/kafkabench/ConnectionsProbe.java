@@ -22,8 +22,9 @@ import org.apache.kafka.common.requests.RequestHeader;
  * CONNECTIONS TCP connections to BROKER (host:port), each greeted as a Kafka client greets a broker (ApiVersions),
  * keeps them all open, then sends ROUNDS Metadata requests on every connection, one after another, timing each
  * round trip. The broker's resident memory and open files ({@code /proc/PID}) and its heap in use after a full
- * collection ({@code jcmd PID GC.run}, then {@code GC.heap_info}) are read before the first connection and with all
- * of them open, so what each connection costs the broker is their difference over the count. The resident figure
+ * collection ({@code jcmd PID GC.run}, then {@code GC.heap_info}) are read after one warm-up connection (opened, used
+ * as the others, closed) and with all of them open, so what each connection costs the broker is their difference over
+ * the count. The resident figure
  * also counts heap pages the JVM touches for the first time meanwhile (garbage included); the heap figure is what
  * the connections keep.
  *
@@ -43,13 +44,24 @@ public final class ConnectionsProbe {
         long pid = Long.parseLong(args[2]);
         int rounds = args.length > 3 ? Integer.parseInt(args[3]) : 3;
 
+        MetadataRequest metadata = new MetadataRequest.Builder(new MetadataRequestData()
+            .setTopics(List.of()).setAllowAutoTopicCreation(false)).build((short) 12);
+        // One connection first, greeted and asked as the others will be, then closed: what the broker loads once for
+        // the protocol (its classes: several MB of metaspace on a broker that has not served Kafka's protocol yet) is
+        // not a cost per connection.
+        int correlation = 0;
+        try (SocketChannel warm = SocketChannel.open(broker)) {
+            roundTrip(warm, new ApiVersionsRequest.Builder().build((short) 3), ++correlation);
+            for (int r = 0; r < rounds; r++) {
+                roundTrip(warm, metadata, ++correlation);
+            }
+        }
         long heapBefore = heapUsedKb(pid);
         long rssBefore = rssKb(pid);
         long fdsBefore = openFiles(pid);
         List<SocketChannel> open = new ArrayList<>(count);
         long[] connectNs = new long[count];
         long[] requestNs = new long[count * rounds];
-        int correlation = 0;
         try {
             long t0 = System.nanoTime();
             for (int i = 0; i < count; i++) {
@@ -69,8 +81,6 @@ public final class ConnectionsProbe {
             long rssOpen = rssKb(pid);
             long fdsOpen = openFiles(pid);
             long heapOpen = heapUsedKb(pid);
-            MetadataRequest metadata = new MetadataRequest.Builder(new MetadataRequestData()
-                .setTopics(List.of()).setAllowAutoTopicCreation(false)).build((short) 12);
             int n = 0;
             for (int r = 0; r < rounds; r++) {
                 for (SocketChannel ch : open) {
