@@ -25,7 +25,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Replaying one Raft entry that creates topics (a topic record and its partition records) onto an image: what every
  * voter and broker does for each create. Linear in what the entry holds is the aim: one topic of N partitions, and N
- * topics of one partition each.
+ * topics of one partition each. And one small topic (3 partitions) created on an image already holding N topics: what
+ * each create costs as a cluster grows, which should not depend on N.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -40,6 +41,8 @@ public class MetadataReplayBenchmark {
 
     private List<MetadataRecord> oneTopic;
     private List<MetadataRecord> manyTopics;
+    private MetadataImage nTopics;
+    private List<MetadataRecord> smallTopic;
 
     @Setup
     public void records() {
@@ -56,6 +59,9 @@ public class MetadataReplayBenchmark {
             manyTopics.add(topic("t" + t, tid));
             manyTopics.add(partition(tid, 0));
         }
+        nTopics = MetadataDelta.replayAll(MetadataImage.EMPTY, 1, manyTopics).image();
+        Uuid small = Uuid.random(random);
+        smallTopic = List.of(topic("small", small), partition(small, 0), partition(small, 1), partition(small, 2));
     }
 
     static MetadataRecord topic(String name, Uuid id) {
@@ -72,6 +78,11 @@ public class MetadataReplayBenchmark {
     @Benchmark
     public MetadataImage oneTopicOfNPartitions() {
         return MetadataDelta.replayAll(MetadataImage.EMPTY, 1, oneTopic).image();
+    }
+
+    @Benchmark
+    public MetadataImage smallTopicOntoAnImageOfNTopics() {
+        return MetadataDelta.replayAll(nTopics, 2, smallTopic).image();
     }
 
     @Benchmark
