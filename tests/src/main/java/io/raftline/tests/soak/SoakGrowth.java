@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * Whether a soak's per-window series grew (issue 24, item 8): a pure function over the samples, so the rule is
@@ -14,7 +15,7 @@ import java.util.Locale;
  */
 public final class SoakGrowth {
 
-    /** The bound for one series: its name, the relative and the absolute allowance. */
+    /** The bound for one metric: its name (which prefixes the series' names), the relative and the absolute allowance. */
     public record Bound(String name, double relative, double absolute) {
     }
 
@@ -49,15 +50,15 @@ public final class SoakGrowth {
         return last > allowed ? new Violation(series, baseline, last, allowed) : null;
     }
 
-    /** Every violation among several series checked against the same bound. */
-    public static List<Violation> checkAll(List<String> names, List<double[]> series, Bound bound) {
+    /** Every violation among several series of one metric (named {@code "<bound's name> <series' name>"}). */
+    public static List<Violation> checkAll(Map<String, double[]> series, Bound bound) {
         List<Violation> out = new ArrayList<>();
-        for (int i = 0; i < names.size(); i++) {
-            Violation v = check(names.get(i), series.get(i), bound);
+        series.forEach((name, values) -> {
+            Violation v = check(bound.name() + " " + name, values, bound);
             if (v != null) {
                 out.add(v);
             }
-        }
+        });
         return out;
     }
 

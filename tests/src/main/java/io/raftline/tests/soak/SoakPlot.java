@@ -34,9 +34,9 @@ public final class SoakPlot {
         latency.put("p99", ws.stream().mapToDouble(SoakRun.Window::p99Ms).toArray());
         latency.put("p99.9", ws.stream().mapToDouble(SoakRun.Window::p999Ms).toArray());
         List<Panel> panels = new ArrayList<>();
-        panels.add(new Panel("resident memory (MiB)", strip(r.nodeSeries("rssMiB"))));
-        panels.add(new Panel("heap after a full collection (MiB)", strip(r.nodeSeries("heapAfterGcMiB"))));
-        panels.add(new Panel("open files", strip(r.nodeSeries("openFiles"))));
+        panels.add(new Panel("resident memory (MiB)", r.nodeSeries(SoakRun.NodeSample::rssMiB)));
+        panels.add(new Panel("heap after a full collection (MiB)", r.nodeSeries(SoakRun.NodeSample::heapAfterGcMiB)));
+        panels.add(new Panel("open files", r.nodeSeries(SoakRun.NodeSample::openFiles)));
         panels.add(new Panel("produce latency, acks=all (ms)", latency));
         int height = TOP + panels.size() * (PANEL + 40) + 20;
         StringBuilder out = new StringBuilder();
@@ -54,13 +54,6 @@ public final class SoakPlot {
     }
 
     private record Panel(String title, Map<String, double[]> series) {
-    }
-
-    /** "rssMiB node 1" becomes "node 1". */
-    private static Map<String, double[]> strip(Map<String, double[]> series) {
-        Map<String, double[]> out = new LinkedHashMap<>();
-        series.forEach((k, v) -> out.put(k.substring(k.indexOf(' ') + 1), v));
-        return out;
     }
 
     private static void panel(StringBuilder out, Panel panel, double[] x, double xMax, int top) {

@@ -32,6 +32,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.ToDoubleFunction;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 
@@ -68,18 +69,12 @@ public final class SoakRun {
     public record Result(double maxPerSec, double targetPerSec, long acked, long failed, long consumed,
                          long ackedNeverRead, List<Window> windows) {
 
-        /** One series per node and metric ({@code "rssMiB node 1"} ...) with one value per window, in window order. */
-        public Map<String, double[]> nodeSeries(String metric) {
+        /** One series per node ({@code "node 1"} ...) of {@code metric}, one value per window, in window order. */
+        public Map<String, double[]> nodeSeries(ToDoubleFunction<NodeSample> metric) {
             Map<String, double[]> out = new java.util.TreeMap<>();
             for (int w = 0; w < windows.size(); w++) {
                 for (NodeSample n : windows.get(w).nodes()) {
-                    double v = switch (metric) {
-                        case "rssMiB" -> n.rssMiB();
-                        case "heapAfterGcMiB" -> n.heapAfterGcMiB();
-                        case "openFiles" -> n.openFiles();
-                        default -> throw new IllegalArgumentException(metric);
-                    };
-                    out.computeIfAbsent(metric + " node " + n.id(), k -> new double[windows.size()])[w] = v;
+                    out.computeIfAbsent("node " + n.id(), k -> new double[windows.size()])[w] = metric.applyAsDouble(n);
                 }
             }
             return out;
@@ -203,44 +198,23 @@ public final class SoakRun {
          * sampling (a few hundred milliseconds of {@code jcmd}) never holds the sends back.
          */
         private List<Window> soak(RaftlineProducer<byte[], byte[]> producer, double perSec) throws Exception {
-            List<Window> windows = new java.util.concurrent.CopyOnWriteArrayList<>();
             Path jsonl = s.out().resolve("soak.jsonl");
             Files.deleteIfExists(jsonl);
             long windowNs = s.window().toNanos();
             int count = (int) (s.duration().toNanos() / windowNs);
             long start = SystemTime.INSTANCE.nanoseconds();
             long end = start + count * windowNs;
-            long[] windowAcked = {ackedCount.sum()};
-            Histogram[] interval = {null};
+            WindowSampler sampling = new WindowSampler(start, count, jsonl);
             ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "soak-sampler");
                 t.setDaemon(true);
                 return t;
             });
-            AtomicReference<Throwable> samplerError = new AtomicReference<>();
-            sampler.scheduleAtFixedRate(() -> {
-                if (windows.size() >= count || samplerError.get() != null) {
-                    return;
-                }
-                try {
-                    long now = SystemTime.INSTANCE.nanoseconds();
-                    interval[0] = latency.getIntervalHistogram(interval[0]);
-                    long ackedNow = ackedCount.sum();
-                    Window w = sample(windows.size(), (now - start) / 1e9, ackedNow - windowAcked[0],
-                        (ackedNow - windowAcked[0]) * 1e9 / windowNs, interval[0], ackedNow);
-                    windowAcked[0] = ackedNow;
-                    Files.writeString(jsonl, JSON.writeValueAsString(w) + "\n", StandardCharsets.UTF_8,
-                        StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-                    System.out.println("SoakRun window: " + JSON.writeValueAsString(w));
-                    windows.add(w);
-                } catch (Throwable t) {
-                    samplerError.set(t);
-                }
-            }, windowNs, windowNs, TimeUnit.NANOSECONDS);
+            sampler.scheduleAtFixedRate(sampling, windowNs, windowNs, TimeUnit.NANOSECONDS);
             try {
                 long sent = 0;
                 long now;
-                while ((now = SystemTime.INSTANCE.nanoseconds()) < end && samplerError.get() == null) {
+                while ((now = SystemTime.INSTANCE.nanoseconds()) < end && sampling.error.get() == null) {
                     long due = start + (long) (sent * 1e9 / perSec);
                     if (now < due) {
                         LockSupport.parkNanos(due - now);
@@ -249,15 +223,63 @@ public final class SoakRun {
                     send(producer);
                     sent++;
                 }
-                TestCluster.await(() -> windows.size() >= count || samplerError.get() != null, Duration.ofMinutes(2),
+                TestCluster.await(() -> sampling.windows.size() >= count || sampling.error.get() != null, Duration.ofMinutes(2),
                     "the sampler to record its " + count + " windows");
             } finally {
                 sampler.shutdownNow();
             }
-            if (samplerError.get() != null) {
-                throw new IllegalStateException("the soak's sampler failed", samplerError.get());
+            if (sampling.error.get() != null) {
+                throw new IllegalStateException("the soak's sampler failed", sampling.error.get());
             }
-            return new ArrayList<>(windows);
+            return new ArrayList<>(sampling.windows);
+        }
+
+        /** Records one window each time it runs (at the window's end): the producer's figures, then each node's. */
+        private final class WindowSampler implements Runnable {
+            private final long start;
+            private final int count;
+            private final Path jsonl;
+            final List<Window> windows = new java.util.concurrent.CopyOnWriteArrayList<>();
+            final AtomicReference<Throwable> error = new AtomicReference<>();
+            private long ackedBefore = ackedCount.sum();
+            private Histogram interval;
+
+            WindowSampler(long start, int count, Path jsonl) {
+                this.start = start;
+                this.count = count;
+                this.jsonl = jsonl;
+            }
+
+            @Override
+            public void run() {
+                if (windows.size() >= count || error.get() != null) {
+                    return;
+                }
+                try {
+                    double endSeconds = (SystemTime.INSTANCE.nanoseconds() - start) / 1e9;
+                    interval = latency.getIntervalHistogram(interval);
+                    long ackedNow = ackedCount.sum();
+                    long consumedNow = consumed.sum();
+                    long ackedInWindow = ackedNow - ackedBefore;
+                    ackedBefore = ackedNow;
+                    List<NodeSample> nodes = new ArrayList<>();
+                    for (TestNode n : cluster.nodes()) {
+                        long pid = n.pid();
+                        nodes.add(new NodeSample(n.id(), ProcessStats.status(pid, "VmRSS") / 1024.0,
+                            ProcessStats.heapAfterGcKib(pid) / 1024.0, ProcessStats.openFiles(pid)));
+                    }
+                    Window w = new Window(windows.size(), Math.round(endSeconds * 10) / 10.0, ackedInWindow,
+                        Math.round(ackedInWindow * 1e9 / s.window().toNanos()), ms(interval, 50), ms(interval, 99),
+                        ms(interval, 99.9), interval.getMaxValue() / 1000.0, consumedNow, ackedNow - consumedNow, nodes);
+                    String json = JSON.writeValueAsString(w);
+                    Files.writeString(jsonl, json + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE,
+                        StandardOpenOption.APPEND);
+                    System.out.println("SoakRun window: " + json);
+                    windows.add(w);
+                } catch (Throwable t) {
+                    error.set(t);
+                }
+            }
         }
 
         private void send(RaftlineProducer<byte[], byte[]> producer) {
@@ -325,18 +347,6 @@ public final class SoakRun {
             } catch (Throwable t) {
                 consumerError.set(t);
             }
-        }
-
-        private Window sample(int index, double endSeconds, long ackedInWindow, double ackedPerSec, Histogram h,
-                              long ackedNow) {
-            List<NodeSample> nodes = new ArrayList<>();
-            for (TestNode n : cluster.nodes()) {
-                long pid = n.pid();
-                nodes.add(new NodeSample(n.id(), ProcessStats.status(pid, "VmRSS") / 1024.0,
-                    ProcessStats.heapAfterGcKib(pid) / 1024.0, ProcessStats.openFiles(pid)));
-            }
-            return new Window(index, Math.round(endSeconds * 10) / 10.0, ackedInWindow, Math.round(ackedPerSec), ms(h, 50),
-                ms(h, 99), ms(h, 99.9), h.getMaxValue() / 1000.0, consumed.sum(), ackedNow - consumed.sum(), nodes);
         }
     }
 

@@ -83,31 +83,36 @@ final class ApacheKafka {
 
     /** Asks the process to stop (SIGTERM, which runs Kafka's shutdown hooks) and waits; kills it after the grace. */
     static boolean stop(Process p, Duration grace) throws InterruptedException {
-        return stop(p, grace, null);
+        return stop(p, grace, false) == null;
     }
 
     /**
-     * As {@link #stop(Process, Duration)}; when the grace runs out and {@code threadDump} is given, the process's
-     * threads ({@code jcmd PID Thread.print}) are written there before it is killed, to show what held it.
+     * As {@link #stop(Process, Duration)}, for a stop that must not hang: {@code null} if the process stopped within
+     * the grace, otherwise its threads ({@code jcmd PID Thread.print}, taken before the kill) to show what held it.
      */
-    static boolean stop(Process p, Duration grace, Path threadDump) throws InterruptedException {
+    static String stopOrThreads(Process p, Duration grace) throws InterruptedException {
+        return stop(p, grace, true);
+    }
+
+    private static String stop(Process p, Duration grace, boolean threads) throws InterruptedException {
         if (p == null || !p.isAlive()) {
-            return true;
+            return null;
         }
         p.destroy();
         if (p.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS)) {
-            return true;
+            return null;
         }
-        if (threadDump != null) {
+        String held = "";
+        if (threads) {
             try {
-                Files.writeString(threadDump, ProcessStats.jcmd(p.pid(), "Thread.print\n"), StandardCharsets.UTF_8);
-            } catch (IOException | RuntimeException e) {
-                System.out.println("jcmd Thread.print on " + p.pid() + " failed: " + e);
+                held = ProcessStats.jcmd(p.pid(), "Thread.print\n");
+            } catch (RuntimeException e) {
+                held = "jcmd Thread.print on " + p.pid() + " failed: " + e;
             }
         }
         p.destroyForcibly();
         p.waitFor(30, TimeUnit.SECONDS);
-        return false;
+        return held;
     }
 
     /** The last {@code lines} lines of a log, for failure messages. */

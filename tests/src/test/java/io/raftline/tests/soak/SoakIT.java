@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -58,14 +59,19 @@ class SoakIT {
         assertThat(r.failed()).as("sends that failed").isZero();
         assertThat(r.ackedNeverRead()).as("acknowledged records the consumer never read").isZero();
         List<SoakGrowth.Violation> grew = new ArrayList<>();
-        for (Map.Entry<String, SoakGrowth.Bound> e : Map.of("rssMiB", rss, "heapAfterGcMiB", heap, "openFiles", files)
-            .entrySet()) {
-            Map<String, double[]> series = r.nodeSeries(e.getKey());
-            assertThat(series).hasSize(3);
-            grew.addAll(SoakGrowth.checkAll(List.copyOf(series.keySet()), List.copyOf(series.values()), e.getValue()));
-        }
+        grew.addAll(grown(r, SoakRun.NodeSample::rssMiB, rss));
+        grew.addAll(grown(r, SoakRun.NodeSample::heapAfterGcMiB, heap));
+        grew.addAll(grown(r, SoakRun.NodeSample::openFiles, files));
         assertThat(grew).as("series that grew").isEmpty();
         assertThat(Files.readAllLines(out.resolve("soak.jsonl"))).hasSize(r.windows().size());
         assertThat(Files.readString(out.resolve("soak.svg"))).startsWith("<svg").contains("<polyline");
+    }
+
+    /** The three nodes' series of one metric that grew past its bound. */
+    private static List<SoakGrowth.Violation> grown(SoakRun.Result r, ToDoubleFunction<SoakRun.NodeSample> metric,
+                                                    SoakGrowth.Bound bound) {
+        Map<String, double[]> series = r.nodeSeries(metric);
+        assertThat(series).hasSize(3);
+        return SoakGrowth.checkAll(series, bound);
     }
 }
