@@ -2,8 +2,6 @@ package io.raftline.metadata.controller;
 
 import io.raftline.metadata.image.BrokerRegistration;
 import io.raftline.metadata.image.MetadataImage;
-import io.raftline.metadata.image.PartitionRegistration;
-import io.raftline.metadata.image.TopicImage;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -27,20 +25,13 @@ public final class ReplicaPlacer {
     private final Map<Integer, Integer> replicaCounts = new HashMap<>();
     private final Map<Integer, Integer> leaderCounts = new HashMap<>();
 
-    /** A placer over the active brokers of {@code image}, starting from the load already in it. */
+    /** A placer over the active brokers of {@code image}, starting from the load the image counts for them. */
     public ReplicaPlacer(MetadataImage image) {
         this.usable = image.brokers().values().stream().filter(BrokerRegistration::active).toList();
         for (BrokerRegistration b : usable) {
-            replicaCounts.put(b.id(), 0);
-            leaderCounts.put(b.id(), 0);
-        }
-        for (TopicImage t : image.topicsById().values()) {
-            for (PartitionRegistration p : t.partitions().values()) {
-                for (int r : p.replicas()) {
-                    replicaCounts.computeIfPresent(r, (k, v) -> v + 1);
-                }
-                leaderCounts.computeIfPresent(p.preferredLeader(), (k, v) -> v + 1);
-            }
+            MetadataImage.BrokerLoad load = image.brokerLoads().getOrDefault(b.id(), MetadataImage.BrokerLoad.NONE);
+            replicaCounts.put(b.id(), load.replicas());
+            leaderCounts.put(b.id(), load.preferredLeaders());
         }
     }
 

@@ -25,10 +25,12 @@ import io.raftline.protocol.metadata.PartitionRecord;
 import io.raftline.protocol.metadata.RemoveTopicRecord;
 import io.raftline.protocol.metadata.TopicRecord;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.random.RandomGenerator;
@@ -51,7 +53,8 @@ final class TopicControl {
     ControllerResult<CreateTopicsResponse> createTopics(MetadataImage image, CreateTopicsRequest request) {
         List<MetadataRecord> records = new ArrayList<>();
         CreateTopicsResponse.Builder resp = CreateTopicsResponse.newBuilder().setError(Errors.NONE);
-        Set<String> names = new HashSet<>(image.topicIdsByName().keySet());
+        // the names created earlier in this request, by collision key (the image answers for the rest)
+        Map<String, String> names = new HashMap<>();
         ReplicaPlacer placer = new ReplicaPlacer(image);
         int budget = MAX_NEW_PARTITIONS;
         for (CreatableTopic topic : request.getTopicsList()) {
@@ -61,7 +64,7 @@ final class TopicControl {
             r.setError(err);
             if (err.getCode() == ErrorCode.NONE) {
                 budget -= r.getNumPartitions();
-                names.add(topic.getName());
+                names.put(MetadataImage.collisionKey(topic.getName()), topic.getName());
                 if (!request.getValidateOnly()) {
                     records.addAll(topicRecords);
                 }
@@ -84,7 +87,7 @@ final class TopicControl {
             + " left" : ""));
     }
 
-    private Error createOne(MetadataImage image, CreatableTopic topic, Set<String> names, ReplicaPlacer placer,
+    private Error createOne(MetadataImage image, CreatableTopic topic, Map<String, String> names, ReplicaPlacer placer,
                             List<MetadataRecord> out, CreateTopicsResponse.Result.Builder r, int budget) {
         String name = topic.getName();
         boolean internal = name.equals(TopicNames.CONSUMER_OFFSETS);
@@ -92,12 +95,13 @@ final class TopicControl {
         if (bad.isPresent()) {
             return Errors.of(ErrorCode.INVALID_TOPIC, bad.get());
         }
-        if (names.contains(name)) {
+        String earlier = names.get(MetadataImage.collisionKey(name));
+        if (image.topicIdsByName().containsKey(name) || name.equals(earlier)) {
             return Errors.of(ErrorCode.TOPIC_ALREADY_EXISTS, "topic '" + name + "' already exists");
         }
-        var collision = TopicNames.collision(name, names);
+        var collision = image.collidingTopic(name).or(() -> Optional.ofNullable(earlier));
         if (collision.isPresent()) {
-            return Errors.of(ErrorCode.INVALID_TOPIC, collision.get());
+            return Errors.of(ErrorCode.INVALID_TOPIC, TopicNames.collision(name, collision.get()));
         }
         Map<String, String> configs = new TreeMap<>(topic.getConfigsMap());
         for (Map.Entry<String, String> e : configs.entrySet()) {

@@ -1,6 +1,5 @@
 package io.raftline.metadata.controller;
 
-import java.util.Collection;
 import java.util.Optional;
 
 /** Kafka's topic name rules. */
@@ -35,15 +34,12 @@ public final class TopicNames {
         return Optional.empty();
     }
 
-    /** Names that differ only by '.' versus '_' collide in metric names, so Kafka refuses the second one. */
-    public static Optional<String> collision(String name, Collection<String> existing) {
-        String key = name.replace('.', '_');
-        for (String other : existing) {
-            if (!other.equals(name) && other.replace('.', '_').equals(key)) {
-                return Optional.of("topic '" + name + "' collides with existing topic '" + other
-                    + "' (names that differ only by '.' and '_' collide)");
-            }
-        }
-        return Optional.empty();
+    /**
+     * Names that differ only by '.' versus '_' collide in metric names, so Kafka refuses the second one: why
+     * {@code name} may not be created beside the existing {@code other} (see {@code MetadataImage#collidingTopic}).
+     */
+    public static String collision(String name, String other) {
+        return "topic '" + name + "' collides with existing topic '" + other
+            + "' (names that differ only by '.' and '_' collide)";
     }
 }

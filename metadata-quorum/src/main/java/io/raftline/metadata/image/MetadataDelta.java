@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import org.pcollections.TreePMap;
 
 /**
  * What one or more applied entries changed, and the image they lead to. {@link #replay} records one at a
@@ -41,26 +42,31 @@ public final class MetadataDelta {
     }
 
     private final MetadataImage base;
-    private final Map<String, Integer> features;
+    // The image's persistent maps, replaced by each change (which shares all but the path it touches).
+    private TreePMap<String, Integer> features;
     private int controllerId;
     private int controllerEpoch;
     private Endpoint controllerEndpoint;
     private long nextProducerId;
-    private final Map<Integer, BrokerRegistration> brokers;
-    private final Map<Uuid, TopicImage> topics;
-    private final Map<ConfigResource, Map<String, String>> configs;
-    private final Map<Integer, String> voterDirectories;
-    private final Set<AclBinding> acls;
-    private final ScramUsers.Builder scramUsers;
+    private TreePMap<Integer, BrokerRegistration> brokers;
+    private TreePMap<Uuid, TopicImage> topics;
+    private TreePMap<String, Uuid> topicNames;
+    private TreePMap<String, String> collisionKeys;
+    private TreePMap<ConfigResource, Map<String, String>> configs;
+    private TreePMap<Integer, String> voterDirectories;
+    private TreePMap<Integer, MetadataImage.BrokerLoad> brokerLoads;
+    /** The base's ACLs until an ACL record comes, then a copy of them being edited. */
+    private Set<AclBinding> acls;
+    private boolean aclsCopied;
+    /** Null until a SCRAM record comes: most entries do not touch the users. */
+    private ScramUsers.Builder scramUsers;
 
     private final Map<Uuid, TopicImage> createdTopics = new LinkedHashMap<>();
-    /** Names of the topics created by this delta and not removed since. */
-    private final Map<String, Uuid> createdNames = new HashMap<>();
     /**
-     * The partitions of the topics this delta changed, edited in place and folded into {@link #topics} once, at
-     * {@link #apply}: a new topic image per partition record made replaying a create of N partitions cost O(N²).
+     * The partitions of the topics this delta changed, folded into {@link #topics} once, at {@link #apply}, rather
+     * than a new topic image per partition record.
      */
-    private final Map<Uuid, TreeMap<Integer, PartitionRegistration>> editedPartitions = new HashMap<>();
+    private final Map<Uuid, TreePMap<Integer, PartitionRegistration>> editedPartitions = new HashMap<>();
     private final Map<Uuid, TopicImage> removedTopics = new LinkedHashMap<>();
     private final Map<TopicIdPartition, PartitionRegistration> partitionsBefore = new LinkedHashMap<>();
     private final Map<Integer, BrokerRegistration> brokersBefore = new LinkedHashMap<>();
@@ -75,17 +81,19 @@ public final class MetadataDelta {
 
     public MetadataDelta(MetadataImage base) {
         this.base = base;
-        this.features = new HashMap<>(base.features());
+        this.features = base.featureMap();
         this.controllerId = base.controllerId();
         this.controllerEpoch = base.controllerEpoch();
         this.controllerEndpoint = base.controllerEndpoint();
         this.nextProducerId = base.nextProducerId();
-        this.brokers = new HashMap<>(base.brokers());
-        this.topics = new HashMap<>(base.topicsById());
-        this.configs = new HashMap<>(base.configs());
-        this.voterDirectories = new HashMap<>(base.voterDirectories());
-        this.acls = AclIndex.sortedSet(base.acls());
-        this.scramUsers = base.scramUsers().toBuilder();
+        this.brokers = base.brokerMap();
+        this.topics = base.topicMap();
+        this.topicNames = base.topicNameMap();
+        this.collisionKeys = base.collisionKeyMap();
+        this.configs = base.configMap();
+        this.voterDirectories = base.voterDirectoryMap();
+        this.brokerLoads = base.brokerLoadMap();
+        this.acls = base.acls();
     }
 
     /** Replays a whole batch (one Raft entry at {@code index}) onto {@code base} and applies it. */
@@ -165,7 +173,7 @@ public final class MetadataDelta {
                     throw new IllegalStateException("metadata.version " + record.getFeatureLevel().getLevel()
                         + " is newer than this node supports (" + MetadataImage.LATEST_METADATA_VERSION + ")");
                 }
-                features.put(record.getFeatureLevel().getName(), record.getFeatureLevel().getLevel());
+                features = features.plus(record.getFeatureLevel().getName(), record.getFeatureLevel().getLevel());
                 featuresChanged = true;
             }
             case CONTROLLER_CHANGE -> replayControllerChange(record.getControllerChange());
@@ -186,15 +194,25 @@ public final class MetadataDelta {
                 producerIdsChanged = true;
             }
             case VOTER_DIRECTORY -> {
-                voterDirectories.put(record.getVoterDirectory().getNodeId(), record.getVoterDirectory().getDirectoryId());
+                voterDirectories = voterDirectories.plus(record.getVoterDirectory().getNodeId(),
+                    record.getVoterDirectory().getDirectoryId());
                 voterDirectoriesChanged = true;
             }
             case ACL -> {
+                if (!aclsCopied) {
+                    acls = AclIndex.sortedSet(acls);
+                    aclsCopied = true;
+                }
                 boolean changed = record.getAcl().getRemoved() ? acls.remove(record.getAcl().getBinding())
                     : acls.add(record.getAcl().getBinding());
                 aclsChanged |= changed;
             }
-            case SCRAM_CREDENTIAL -> scramUsersChanged |= scramUsers.apply(record.getScramCredential());
+            case SCRAM_CREDENTIAL -> {
+                if (scramUsers == null) {
+                    scramUsers = base.scramUsers().toBuilder();
+                }
+                scramUsersChanged |= scramUsers.apply(record.getScramCredential());
+            }
             case RECORD_NOT_SET -> throw new IllegalStateException("empty metadata record");
             default -> throw new IllegalStateException("unknown record type " + record.getRecordCase());
         }
@@ -236,11 +254,7 @@ public final class MetadataDelta {
             // not putIfAbsent: a broker registered in this delta is already here with null as its before
             brokersBefore.put(id, brokers.get(id));
         }
-        if (reg == null) {
-            brokers.remove(id);
-        } else {
-            brokers.put(id, reg);
-        }
+        brokers = reg == null ? brokers.minus(id) : brokers.plus(id, reg);
     }
 
     private void replayTopic(TopicRecord r) {
@@ -248,14 +262,16 @@ public final class MetadataDelta {
         if (topics.containsKey(id)) {
             throw new IllegalStateException("topic id " + id + " already exists");
         }
-        Uuid named = base.topicIdsByName().get(r.getName());
-        if ((named != null && topics.containsKey(named)) || createdNames.containsKey(r.getName())) {
+        if (topicNames.containsKey(r.getName())) {
             throw new IllegalStateException("topic " + r.getName() + " already exists");
         }
-        TopicImage t = new TopicImage(r.getName(), id, r.getInternal(), Map.of());
-        topics.put(id, t);
+        TopicImage t = new TopicImage(r.getName(), id, r.getInternal(), TreePMap.empty());
+        topics = topics.plus(id, t);
+        topicNames = topicNames.plus(t.name(), id);
+        if (t.name().indexOf('.') >= 0 || t.name().indexOf('_') >= 0) {
+            collisionKeys = collisionKeys.plus(MetadataImage.collisionKey(t.name()), t.name());
+        }
         createdTopics.put(id, t);
-        createdNames.put(t.name(), id);
     }
 
     private void replayPartition(PartitionRecord r) {
@@ -278,18 +294,37 @@ public final class MetadataDelta {
     }
 
     private void putPartition(TopicImage t, int partition, PartitionRegistration reg) {
-        TreeMap<Integer, PartitionRegistration> parts = editedPartitions.computeIfAbsent(t.id(), k -> new TreeMap<>(t.partitions()));
+        TreePMap<Integer, PartitionRegistration> parts = partitionsOf(t);
         TopicIdPartition tp = new TopicIdPartition(t.id(), partition);
+        PartitionRegistration was = parts.get(partition);
         if (!partitionsBefore.containsKey(tp)) {
-            partitionsBefore.put(tp, parts.get(partition));
+            partitionsBefore.put(tp, was);
         }
-        parts.put(partition, reg);
+        editedPartitions.put(t.id(), parts.plus(partition, reg));
+        countLoad(was, -1);
+        countLoad(reg, 1);
+    }
+
+    /** Adds ({@code sign} 1) or takes away (-1) one partition's replicas and preferred leader from the loads. */
+    private void countLoad(PartitionRegistration p, int sign) {
+        if (p == null) {
+            return;
+        }
+        for (int r : p.replicas()) {
+            addLoad(r, sign, r == p.preferredLeader() ? sign : 0);
+        }
+    }
+
+    private void addLoad(int broker, int replicas, int leaders) {
+        MetadataImage.BrokerLoad now = brokerLoads.getOrDefault(broker, MetadataImage.BrokerLoad.NONE)
+            .plus(replicas, leaders);
+        brokerLoads = now.equals(MetadataImage.BrokerLoad.NONE) ? brokerLoads.minus(broker) : brokerLoads.plus(broker, now);
     }
 
     /** A topic's partitions as this delta has them so far. */
-    private Map<Integer, PartitionRegistration> partitionsOf(TopicImage t) {
-        TreeMap<Integer, PartitionRegistration> edited = editedPartitions.get(t.id());
-        return edited != null ? edited : t.partitions();
+    private TreePMap<Integer, PartitionRegistration> partitionsOf(TopicImage t) {
+        TreePMap<Integer, PartitionRegistration> edited = editedPartitions.get(t.id());
+        return edited != null ? edited : t.partitionMap();
     }
 
     private TopicImage requireTopic(Uuid id) {
@@ -303,14 +338,18 @@ public final class MetadataDelta {
     private void replayRemoveTopic(Uuid id) {
         TopicImage t = requireTopic(id);
         Map<Integer, PartitionRegistration> parts = partitionsOf(t);
-        topics.remove(id);
+        topics = topics.minus(id);
+        topicNames = topicNames.minus(t.name());
+        String key = MetadataImage.collisionKey(t.name());
+        if (t.name().equals(collisionKeys.get(key))) {
+            collisionKeys = collisionKeys.minus(key);
+        }
         editedPartitions.remove(id);
         if (createdTopics.remove(id) == null) {
             removedTopics.put(id, base.topicsById().get(id));
-        } else {
-            createdNames.remove(t.name());
         }
         for (Map.Entry<Integer, PartitionRegistration> e : parts.entrySet()) {
+            countLoad(e.getValue(), -1);
             // not putIfAbsent: a partition created in this delta is already here with null as its before
             TopicIdPartition tp = new TopicIdPartition(id, e.getKey());
             if (!partitionsBefore.containsKey(tp)) {
@@ -318,7 +357,8 @@ public final class MetadataDelta {
             }
         }
         ConfigResource resource = ConfigResource.topic(t.name());
-        if (configs.remove(resource) != null) {
+        if (configs.containsKey(resource)) {
+            configs = configs.minus(resource);
             changedConfigs.add(resource);
         }
     }
@@ -331,11 +371,7 @@ public final class MetadataDelta {
         } else {
             values.remove(r.getName());
         }
-        if (values.isEmpty()) {
-            configs.remove(resource);
-        } else {
-            configs.put(resource, values);
-        }
+        configs = values.isEmpty() ? configs.minus(resource) : configs.plus(resource, Collections.unmodifiableMap(values));
         changedConfigs.add(resource);
     }
 
@@ -349,12 +385,14 @@ public final class MetadataDelta {
         }
         editedPartitions.forEach((id, parts) -> {
             TopicImage updated = topics.get(id).withPartitions(parts);
-            topics.put(id, updated);
+            topics = topics.plus(id, updated);
             createdTopics.computeIfPresent(id, (k, v) -> updated);
         });
         editedPartitions.clear();
         image = new MetadataImage(index, features, controllerId, controllerEpoch, controllerEndpoint, nextProducerId,
-            brokers, topics, configs, voterDirectories, acls, scramUsers.build());
+            brokers, topics, topicNames, collisionKeys, configs, voterDirectories,
+            aclsCopied ? Collections.unmodifiableSet(acls) : acls,
+            scramUsers == null ? base.scramUsers() : scramUsers.build(), brokerLoads);
         return image;
     }
 

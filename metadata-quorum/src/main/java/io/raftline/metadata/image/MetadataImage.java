@@ -23,7 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
+import org.pcollections.TreePMap;
 
 /**
  * The cluster metadata at one Raft index: immutable, and a pure function of the records applied to get here
@@ -38,48 +38,75 @@ public final class MetadataImage {
     /** The record schema version written and understood by this build. */
     public static final int RECORD_VERSION = 1;
 
-    public static final MetadataImage EMPTY = new MetadataImage(0, Map.of(), -1, 0, Endpoint.getDefaultInstance(), 0,
-        Map.of(), Map.of(), Map.of(), Map.of(), Set.of(), ScramUsers.EMPTY);
+    /** How configs are ordered: by resource type, then name. */
+    static final Comparator<ConfigResource> CONFIG_ORDER = Comparator
+        .comparing((ConfigResource c) -> c.type().getNumber()).thenComparing(ConfigResource::name);
+
+    public static final MetadataImage EMPTY = new MetadataImage(0, TreePMap.empty(), -1, 0,
+        Endpoint.getDefaultInstance(), 0, TreePMap.empty(), TreePMap.empty(), TreePMap.empty(), TreePMap.empty(),
+        TreePMap.empty(CONFIG_ORDER), TreePMap.empty(), Collections.unmodifiableSet(AclIndex.sortedSet(Set.of())),
+        ScramUsers.EMPTY, TreePMap.empty());
 
     private final long index;
-    private final Map<String, Integer> features;
+    private final TreePMap<String, Integer> features;
     private final int controllerId;
     private final int controllerEpoch;
     private final Endpoint controllerEndpoint;
     private final long nextProducerId;
-    private final Map<Integer, BrokerRegistration> brokers;
-    private final Map<Uuid, TopicImage> topicsById;
-    private final Map<String, Uuid> topicIdsByName;
-    private final Map<ConfigResource, Map<String, String>> configs;
-    private final Map<Integer, String> voterDirectories;
+    private final TreePMap<Integer, BrokerRegistration> brokers;
+    private final TreePMap<Uuid, TopicImage> topicsById;
+    private final TreePMap<String, Uuid> topicIdsByName;
+    /** The names holding '.' or '_', by {@link #collisionKey}: what a new name may not collide with. */
+    private final TreePMap<String, String> topicNamesByCollisionKey;
+    private final TreePMap<ConfigResource, Map<String, String>> configs;
+    private final TreePMap<Integer, String> voterDirectories;
     private final Set<AclBinding> acls;
     private final ScramUsers scramUsers;
+    /** Replicas and preferred leaderships held by each broker id, over every partition: for placing new ones. */
+    private final TreePMap<Integer, BrokerLoad> brokerLoads;
     /** Built on first use: most images of a cluster without ACLs never need it. */
     private volatile AclIndex aclIndex;
 
-    MetadataImage(long index, Map<String, Integer> features, int controllerId, int controllerEpoch,
-                  Endpoint controllerEndpoint, long nextProducerId, Map<Integer, BrokerRegistration> brokers,
-                  Map<Uuid, TopicImage> topicsById, Map<ConfigResource, Map<String, String>> configs,
-                  Map<Integer, String> voterDirectories, Set<AclBinding> acls, ScramUsers scramUsers) {
+    /**
+     * The maps are persistent: an image made from another by a few records shares everything else with it, so a
+     * change costs the path it touches, not the size of the cluster. {@code acls} is an unmodifiable set in
+     * {@link AclIndex#ORDER}.
+     */
+    MetadataImage(long index, TreePMap<String, Integer> features, int controllerId, int controllerEpoch,
+                  Endpoint controllerEndpoint, long nextProducerId, TreePMap<Integer, BrokerRegistration> brokers,
+                  TreePMap<Uuid, TopicImage> topicsById, TreePMap<String, Uuid> topicIdsByName,
+                  TreePMap<String, String> topicNamesByCollisionKey,
+                  TreePMap<ConfigResource, Map<String, String>> configs, TreePMap<Integer, String> voterDirectories,
+                  Set<AclBinding> acls, ScramUsers scramUsers, TreePMap<Integer, BrokerLoad> brokerLoads) {
         this.index = index;
-        this.features = Collections.unmodifiableMap(new TreeMap<>(features));
+        this.features = features;
         this.controllerId = controllerId;
         this.controllerEpoch = controllerEpoch;
         this.controllerEndpoint = controllerEndpoint;
         this.nextProducerId = nextProducerId;
-        this.brokers = Collections.unmodifiableMap(new TreeMap<>(brokers));
-        this.topicsById = Collections.unmodifiableMap(new TreeMap<>(topicsById));
-        TreeMap<String, Uuid> names = new TreeMap<>();
-        topicsById.values().forEach(t -> names.put(t.name(), t.id()));
-        this.topicIdsByName = Collections.unmodifiableMap(names);
-        TreeMap<ConfigResource, Map<String, String>> sortedConfigs =
-            new TreeMap<>(Comparator.comparing((ConfigResource c) -> c.type().getNumber())
-                .thenComparing(ConfigResource::name));
-        configs.forEach((k, v) -> sortedConfigs.put(k, Collections.unmodifiableMap(new TreeMap<>(v))));
-        this.configs = Collections.unmodifiableMap(sortedConfigs);
-        this.voterDirectories = Collections.unmodifiableMap(new TreeMap<>(voterDirectories));
-        this.acls = Collections.unmodifiableSet(AclIndex.sortedSet(acls));
+        this.brokers = brokers;
+        this.topicsById = topicsById;
+        this.topicIdsByName = topicIdsByName;
+        this.topicNamesByCollisionKey = topicNamesByCollisionKey;
+        this.configs = configs;
+        this.voterDirectories = voterDirectories;
+        this.acls = acls;
         this.scramUsers = scramUsers;
+        this.brokerLoads = brokerLoads;
+    }
+
+    /** What a topic name is compared by for collisions: names that differ only by '.' and '_' collide. */
+    public static String collisionKey(String name) {
+        return name.replace('.', '_');
+    }
+
+    /** Replicas and preferred leaderships a broker id holds over all partitions. */
+    public record BrokerLoad(int replicas, int preferredLeaders) {
+        public static final BrokerLoad NONE = new BrokerLoad(0, 0);
+
+        BrokerLoad plus(int replicaDelta, int leaderDelta) {
+            return new BrokerLoad(replicas + replicaDelta, preferredLeaders + leaderDelta);
+        }
     }
 
     /** The Raft index of the last entry applied to this image (0: nothing yet). */
@@ -93,7 +120,8 @@ public final class MetadataImage {
             throw new IllegalStateException("the index of an image never goes back: " + index + " -> " + newIndex);
         }
         return new MetadataImage(newIndex, features, controllerId, controllerEpoch, controllerEndpoint,
-            nextProducerId, brokers, topicsById, configs, voterDirectories, acls, scramUsers);
+            nextProducerId, brokers, topicsById, topicIdsByName, topicNamesByCollisionKey, configs, voterDirectories,
+            acls, scramUsers, brokerLoads);
     }
 
     public Map<String, Integer> features() {
@@ -137,6 +165,17 @@ public final class MetadataImage {
 
     public Map<String, Uuid> topicIdsByName() {
         return topicIdsByName;
+    }
+
+    /** An existing topic whose name differs from {@code name} only by '.' and '_', if any. */
+    public Optional<String> collidingTopic(String name) {
+        String other = topicNamesByCollisionKey.get(collisionKey(name));
+        return other == null || other.equals(name) ? Optional.empty() : Optional.of(other);
+    }
+
+    /** Replicas and preferred leaderships held by each broker id over all partitions (ids holding none: absent). */
+    public Map<Integer, BrokerLoad> brokerLoads() {
+        return brokerLoads;
     }
 
     public Optional<TopicImage> topic(String name) {
@@ -188,6 +227,38 @@ public final class MetadataImage {
             aclIndex = index;
         }
         return index;
+    }
+
+    TreePMap<String, Integer> featureMap() {
+        return features;
+    }
+
+    TreePMap<Integer, BrokerRegistration> brokerMap() {
+        return brokers;
+    }
+
+    TreePMap<Uuid, TopicImage> topicMap() {
+        return topicsById;
+    }
+
+    TreePMap<String, Uuid> topicNameMap() {
+        return topicIdsByName;
+    }
+
+    TreePMap<String, String> collisionKeyMap() {
+        return topicNamesByCollisionKey;
+    }
+
+    TreePMap<ConfigResource, Map<String, String>> configMap() {
+        return configs;
+    }
+
+    TreePMap<Integer, String> voterDirectoryMap() {
+        return voterDirectories;
+    }
+
+    TreePMap<Integer, BrokerLoad> brokerLoadMap() {
+        return brokerLoads;
     }
 
     /** The records that rebuild this image from {@link #EMPTY} (applied at this image's index): for snapshots. */

@@ -275,6 +275,31 @@ class ControllerTest {
         assertThat(ctx.image.configs(io.raftline.metadata.image.ConfigResource.topic("ok"))).isEmpty();
     }
 
+    @Test
+    void namesCollideWithinOneRequestAndNoLongerOnceTheOtherIsDeleted() {
+        ControllerTestContext ctx = new ControllerTestContext();
+        ctx.startBrokers(1);
+        CreateTopicsResponse one = ctx.run(ctx.controller.createTopics(ctx.image, CreateTopicsRequest.newBuilder()
+            .addTopics(CreatableTopic.newBuilder().setName("x.y").setNumPartitions(1).setReplicationFactor(1))
+            .addTopics(CreatableTopic.newBuilder().setName("x_y").setNumPartitions(1).setReplicationFactor(1))
+            .addTopics(CreatableTopic.newBuilder().setName("x.y").setNumPartitions(1).setReplicationFactor(1))
+            .addTopics(CreatableTopic.newBuilder().setName("plain").setNumPartitions(1).setReplicationFactor(1))
+            .addTopics(CreatableTopic.newBuilder().setName("plain").setNumPartitions(1).setReplicationFactor(1)).build()));
+        assertThat(one.getTopicsList()).extracting(r -> r.getError().getCode()).containsExactly(ErrorCode.NONE,
+            ErrorCode.INVALID_TOPIC, ErrorCode.TOPIC_ALREADY_EXISTS, ErrorCode.NONE, ErrorCode.TOPIC_ALREADY_EXISTS);
+        assertThat(one.getTopics(1).getError().getMessage()).contains("collides with existing topic 'x.y'");
+        assertThat(ctx.image.topicIdsByName().keySet()).containsExactly("plain", "x.y");
+        assertThat(ctx.image.collidingTopic("x_y")).contains("x.y");
+        assertThat(ctx.image.collidingTopic("x.y")).as("a name does not collide with itself").isEmpty();
+
+        assertThat(ctx.run(ctx.controller.deleteTopics(ctx.image, DeleteTopicsRequest.newBuilder().addNames("x.y")
+            .build())).getTopics(0).getError().getCode()).isEqualTo(ErrorCode.NONE);
+        assertThat(ctx.image.collidingTopic("x_y")).isEmpty();
+        assertThat(ctx.createTopic("x_y", 1, 1, Map.of()).getError().getCode()).isEqualTo(ErrorCode.NONE);
+        assertThat(ctx.createTopic("x.y", 1, 1, Map.of()).getError().getMessage())
+            .contains("collides with existing topic 'x_y'");
+    }
+
     private static AlterConfigsRequest.Op op(ConfigResourceType type, String resource, String name, String value) {
         AlterConfigsRequest.Op.Builder b = AlterConfigsRequest.Op.newBuilder().setResourceType(type)
             .setResourceName(resource).setName(name);

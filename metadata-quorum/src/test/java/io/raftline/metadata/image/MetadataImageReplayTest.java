@@ -135,6 +135,48 @@ class MetadataImageReplayTest {
     }
 
     @Test
+    void imagesShareTheirMapsWithoutChangingEarlierImagesAndKeepTheirCountsExact() {
+        List<Entry> log = new ArrayList<>(recordedLog());
+        long index = log.get(log.size() - 1).index();
+        Uuid dotted = Uuid.random(new SplittableRandom(SEED + 1));
+        log.add(new Entry(++index, batch(
+            rec(MetadataRecord.newBuilder().setTopic(TopicRecord.newBuilder().setName("a.b").setTopicId(bs(dotted)))),
+            partition(dotted, 0, List.of(1, 2)), partition(dotted, 1, List.of(2, 1)))));
+        log.add(new Entry(++index, batch(rec(MetadataRecord.newBuilder().setPartitionChange(PartitionChangeRecord
+            .newBuilder().setTopicId(bs(dotted)).setPartition(1).setReplicas(PartitionRegistration.intList(List.of(1)))
+            .setIsr(PartitionRegistration.intList(List.of(1))).setLeader(1))))));
+        log.add(new Entry(++index, batch(rec(MetadataRecord.newBuilder().setRemoveTopic(RemoveTopicRecord.newBuilder()
+            .setTopicId(bs(dotted)))))));
+        List<MetadataImage> kept = new ArrayList<>();
+        MetadataImage image = MetadataImage.EMPTY;
+        kept.add(image);
+        for (Entry e : log) {
+            image = MetadataDelta.replayBatch(image, e.index(), e.batch()).image();
+            kept.add(image);
+            assertThat(image.brokerLoads()).as("loads at %d", e.index()).isEqualTo(recount(image));
+            for (String name : image.topicIdsByName().keySet()) {
+                assertThat(image.collidingTopic(name)).isEmpty();
+            }
+        }
+        assertThat(kept.get(kept.size() - 3).collidingTopic("a_b")).contains("a.b");
+        assertThat(kept.get(kept.size() - 2).brokerLoads()).containsEntry(1, new MetadataImage.BrokerLoad(3, 2));
+        assertThat(kept.get(kept.size() - 1).collidingTopic("a_b")).isEmpty();
+        for (int k = 0; k < kept.size(); k++) {
+            assertThat(kept.get(k)).as("image %d after every later change", k).isEqualTo(replay(log.subList(0, k)));
+        }
+    }
+
+    /** Each broker id's replicas and preferred leaderships, counted over the whole image. */
+    private static java.util.Map<Integer, MetadataImage.BrokerLoad> recount(MetadataImage image) {
+        java.util.Map<Integer, MetadataImage.BrokerLoad> out = new java.util.TreeMap<>();
+        image.topicsById().values().forEach(t -> t.partitions().values().forEach(p -> p.replicas().forEach(r ->
+            out.merge(r, new MetadataImage.BrokerLoad(1, r == p.preferredLeader() ? 1 : 0),
+                (a, b) -> new MetadataImage.BrokerLoad(a.replicas() + b.replicas(),
+                    a.preferredLeaders() + b.preferredLeaders())))));
+        return out;
+    }
+
+    @Test
     void finalImageHoldsWhatTheLogSays() {
         MetadataImage image = replay(recordedLog());
         assertThat(image.metadataVersion()).isEqualTo(1);
