@@ -84,8 +84,15 @@ final class LogSegment {
         return new LogSegment(dir, baseOffset, config.indexIntervalBytes(), config.segmentIndexBytes(), nowMs, "");
     }
 
+    /** The offset in 20 digits, zero-padded (as Kafka names its files), then the suffix; without a Formatter. */
     static String fileName(long baseOffset, String suffix) {
-        return String.format("%020d", baseOffset) + suffix;
+        if (baseOffset < 0) {
+            throw new IllegalArgumentException("negative base offset " + baseOffset);
+        }
+        String digits = Long.toString(baseOffset);
+        StringBuilder name = new StringBuilder(20 + suffix.length());
+        name.append("0".repeat(20 - digits.length()));
+        return name.append(digits).append(suffix).toString();
     }
 
     long baseOffset() {

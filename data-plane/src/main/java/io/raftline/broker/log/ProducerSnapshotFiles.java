@@ -31,7 +31,8 @@ final class ProducerSnapshotFiles {
     /** The offsets of the snapshots in {@code dir}, ascending. */
     static List<Long> offsets(Path dir) throws IOException {
         List<Long> out = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*" + SUFFIX)) {
+        // a filter, not a glob: a glob compiles a regular expression per call, and this runs for every log opened
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, f -> f.getFileName().toString().endsWith(SUFFIX))) {
             for (Path f : files) {
                 String n = f.getFileName().toString();
                 String digits = n.substring(0, n.length() - SUFFIX.length());

@@ -18,6 +18,16 @@ import org.junit.jupiter.api.io.TempDir;
 /** Append, read, roll, truncate, timestamps, epochs, restart, and bad input on one log. */
 class LogTest {
 
+    @Test
+    void segmentFilesAreNamedByTheirBaseOffsetInTwentyDigits() {
+        assertThat(LogSegment.fileName(0, ".log")).isEqualTo("00000000000000000000.log");
+        assertThat(LogSegment.fileName(1234, ".index")).isEqualTo("00000000000000001234.index");
+        assertThat(LogSegment.fileName(Long.MAX_VALUE, ".timeindex")).isEqualTo("09223372036854775807.timeindex");
+        assertThat(LogSegment.fileName(98765, "")).isEqualTo(String.format("%020d", 98765));
+        assertThatThrownBy(() -> LogSegment.fileName(-1, ".log")).isInstanceOf(IllegalArgumentException.class);
+    }
+
+
     @TempDir
     Path tmp;
 
