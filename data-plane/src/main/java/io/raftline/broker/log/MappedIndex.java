@@ -31,6 +31,11 @@ abstract class MappedIndex {
     private final int entrySize;
     protected final long baseOffset;
     private volatile Path file;
+    /**
+     * The file, open only while this index is written or resized (null otherwise): a mapping stays valid without its
+     * descriptor, so the indexes of segments no longer written, and of new logs not written yet, hold none — a log
+     * holds one descriptor per segment (its .log), as Kafka's do, not three.
+     */
     private RandomAccessFile raf;
     protected volatile MappedByteBuffer mmap;
     protected volatile int entries;
@@ -49,8 +54,7 @@ abstract class MappedIndex {
         this.entryBuffer = ByteBuffer.allocate(entrySize);
         this.file = file;
         boolean existed = Files.exists(file);
-        this.raf = new RandomAccessFile(file.toFile(), "rw");
-        long length = raf.length();
+        long length = opened().length();
         this.created = !existed;
         if (created) {
             length = roundDown(maxIndexBytes);
@@ -60,6 +64,22 @@ abstract class MappedIndex {
             this.entries = (int) (length / entrySize);
         }
         map(length);
+        release();
+    }
+
+    private RandomAccessFile opened() throws IOException {
+        if (raf == null) {
+            raf = new RandomAccessFile(file.toFile(), "rw");
+        }
+        return raf;
+    }
+
+    private void release() throws IOException {
+        if (raf != null) {
+            RandomAccessFile open = raf;
+            raf = null;
+            open.close();
+        }
     }
 
     private long roundDown(long bytes) {
@@ -67,7 +87,7 @@ abstract class MappedIndex {
     }
 
     private void map(long length) throws IOException {
-        this.mmap = raf.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, length);
+        this.mmap = opened().getChannel().map(FileChannel.MapMode.READ_WRITE, 0, length);
         this.maxEntries = (int) (length / entrySize);
     }
 
@@ -92,24 +112,32 @@ abstract class MappedIndex {
         return entries * entrySize;
     }
 
-    /** Grows (an index that becomes active) or shrinks the file to {@code maxIndexBytes}, never below its entries. */
+    /**
+     * Grows (an index that becomes active) or shrinks the file to {@code maxIndexBytes}, never below its entries; the
+     * descriptor is let go (the next write opens the file again).
+     */
     void resize(int maxIndexBytes) throws IOException {
         long length = Math.max(roundDown(maxIndexBytes), (long) entries * entrySize);
-        if (length != raf.length()) {
+        if (length != opened().length()) {
             mmap.force();
             raf.setLength(length);
             map(length);
         }
+        release();
     }
 
-    /** Cuts the preallocated tail so the file holds exactly its entries (on roll and close). */
+    /**
+     * Cuts the preallocated tail so the file holds exactly its entries (on roll and close), and lets go of the
+     * descriptor: the segment is no longer written (a write that still comes opens the file again).
+     */
     void trimToEntries() throws IOException {
         long length = (long) entries * entrySize;
-        if (length != raf.length()) {
+        if (length != opened().length()) {
             mmap.force();
             raf.setLength(length);
             map(Math.max(length, 0));
         }
+        release();
     }
 
     /** Forgets every entry (before a rebuild). */
@@ -140,7 +168,7 @@ abstract class MappedIndex {
         if (entry.remaining() != entrySize) {
             throw new IllegalStateException("an index entry of " + entry.remaining() + " bytes, not " + entrySize);
         }
-        FileChannel channel = raf.getChannel();
+        FileChannel channel = opened().getChannel();
         long pos = (long) index * entrySize;
         while (entry.hasRemaining()) {
             pos += channel.write(entry, pos);
@@ -170,20 +198,19 @@ abstract class MappedIndex {
 
     void close() throws IOException {
         trimToEntries();
-        raf.close();
     }
 
     /** Closes without trimming (the file is about to be deleted). */
     void closeQuietly() {
         try {
-            raf.close();
+            release();
         } catch (IOException ignored) {
             // closing a file we are deleting: nothing useful to do with the error
         }
     }
 
     boolean fileLengthIsWholeEntries() throws IOException {
-        return raf.length() % entrySize == 0;
+        return (raf != null ? raf.length() : Files.size(file)) % entrySize == 0;
     }
 
     /** Binary search: the largest entry index whose key is <= target, or -1. */

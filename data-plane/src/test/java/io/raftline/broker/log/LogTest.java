@@ -293,6 +293,52 @@ class LogTest {
         }
     }
 
+    /**
+     * A log holds one descriptor per segment (its .log), not three: the indexes are read through their mappings and
+     * open their files only while written or resized. Before, every segment's two indexes kept their files open, so
+     * a broker needed three times Kafka's descriptors (10,000 partitions of one segment: 31,500 on one node, past this
+     * machine's limit of 20,000).
+     */
+    @Test
+    void aLogHoldsOneDescriptorPerSegmentWrittenOrNot() throws Exception {
+        try (LogFixture f = new LogFixture(tmp, Map.of(LogConfig.SEGMENT_BYTES, "500", LogConfig.INDEX_INTERVAL_BYTES, "100"))) {
+            assertThat(descriptorsInto(f.dir)).as("a new, empty log").containsExactly("00000000000000000000.log");
+            for (int i = 0; i < 30; i++) {
+                f.log.appendAsLeader(TestBatches.batch(2, "t" + i, 1000L + i * 10), 0);
+            }
+            int segments = f.log.segments.size();
+            assertThat(segments).isGreaterThan(3);
+            List<String> open = descriptorsInto(f.dir);
+            assertThat(open).filteredOn(n -> n.endsWith(".log")).hasSize(segments);
+            assertThat(open).as("only the active segment's indexes, being written").hasSize(segments + 2);
+            f.restartClean();
+            assertThat(descriptorsInto(f.dir)).as("after a restart").hasSize(segments)
+                .allMatch(n -> n.endsWith(".log"));
+            assertThat(f.log.offsetForTimestamp(1105)).contains(new TimestampOffset(1110, 22));
+            f.log.appendAsLeader(TestBatches.batch(2, "after", 2000L), 0);
+            assertThat(f.log.offsetForTimestamp(2000)).isPresent();
+        }
+    }
+
+    /** The names of the files in {@code dir} this process holds open (Linux: /proc/self/fd). */
+    private static List<String> descriptorsInto(Path dir) throws IOException {
+        List<String> out = new java.util.ArrayList<>();
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                try {
+                    Path target = Files.readSymbolicLink(fd);
+                    if (dir.equals(target.getParent())) {
+                        out.add(target.getFileName().toString());
+                    }
+                } catch (IOException gone) {
+                    // closed between the listing and the read (another thread's descriptor)
+                }
+            }
+        }
+        java.util.Collections.sort(out);
+        return out;
+    }
+
     @Test
     void findsOffsetsByTimestamp() throws Exception {
         try (LogFixture f = new LogFixture(tmp, Map.of(LogConfig.SEGMENT_BYTES, "500", LogConfig.INDEX_INTERVAL_BYTES, "100"))) {
