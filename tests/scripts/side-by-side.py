@@ -149,6 +149,10 @@ WORKLOADS = [
              victim="leader-not-controller"),
     Workload("failover-ctrl-3n", 3, 3, 2, 6, "failover", 300_000, "as failover-3n, killing the active controller",
              victim="controller"),
+    Workload("scale-3n", 3, 3, None, 10, "scale", 10_000,
+             "3 nodes: N partitions at RF3 (topics of 10, created 100 topics a call): until every partition has a "
+             "leader and a full ISR; heap after a full GC and RSS (largest node); SIGKILL a node that is not the "
+             "controller: until its leaderships moved, and after its restart until it is back in every ISR"),
     Workload("connections-1n", 1, 1, None, 1, "connections", 1_000,
              "1 node: N Kafka-protocol client connections held open to the broker (each greeted with ApiVersions), "
              "then 3 Metadata round trips on each: the broker's memory per connection and the request latency"),
@@ -157,13 +161,16 @@ BY_NAME = {w.name: w for w in WORKLOADS}
 
 # The headline metric of each kind (and whether higher is better), then the other figures the summary compares.
 HEADLINE = {"produce": ("recordsPerSec", True), "consume": ("msgsPerSec", True), "topics": ("topicsPerSec", True),
-            "e2e": ("e2eAvgMs", False), "failover": ("noAckGapMs", False), "connections": ("kbPerConnection", False)}
+            "e2e": ("e2eAvgMs", False), "failover": ("noAckGapMs", False), "connections": ("kbPerConnection", False),
+            "scale": ("settleMs", False)}
 OTHERS = {"produce": [("mbPerSec", True), ("latencyMs.avg", False), ("latencyMs.p99", False)],
           "consume": [("mbPerSec", True), ("fetchMsgsPerSec", True), ("fetchMbPerSec", True)],
           "e2e": [("e2eP99Ms", False)], "topics": [],
           "failover": [("newLeaderMs", False), ("rejoinIsrMs", False), ("errors", False)],
           "connections": [("heapKbPerConnection", False), ("requestMs.p50", False), ("requestMs.p99", False),
-                          ("connectMs.p99", False), ("rssOpenMb", False)]}
+                          ("connectMs.p99", False), ("rssOpenMb", False)],
+          "scale": [("createMs", False), ("heapAfterGcMb", False), ("rssMb", False), ("leadersMovedMs", False),
+                    ("rejoinIsrMs", False)]}
 RATE_HEADLINE = ("latencyMs.p99", False)
 RATE_OTHERS = [("recordsPerSec", True), ("latencyMs.p50", False), ("latencyMs.avg", False), ("latencyMs.p999", False),
                ("latencyMs.max", False)]
@@ -580,6 +587,65 @@ def connections_probe(tools, broker_pid, records, row):
     row.update(d)
 
 
+def heap_after_gc_mb(pid):
+    """The heap in use right after a full collection, in MiB: jcmd GC.class_histogram (a heap inspection, which
+    collects the whole heap stop-the-world; GC.run would not on Kafka's side, whose -XX:+ExplicitGCInvokesConcurrent
+    makes it start a concurrent cycle and return), then GC.heap_info's used figures."""
+    for cmd in ("GC.class_histogram", "GC.heap_info"):
+        r = subprocess.run(["jcmd", str(pid), cmd], capture_output=True, text=True, timeout=120)
+        if r.returncode != 0:
+            raise StepFailed("jcmd %d %s failed: %s" % (pid, cmd, r.stdout + r.stderr))
+    # G1: " garbage-first heap   total 1048576K, used 40960K [...]"; Serial/Parallel: one "used" per generation
+    lines = [l for l in r.stdout.splitlines() if re.search(r"(heap|generation)\s+total \d+K, used \d+K", l)]
+    if not lines:
+        raise StepFailed("no heap figure in jcmd %d GC.heap_info:\n%s" % (pid, r.stdout))
+    heap = [l for l in lines if "heap" in l]
+    return round(sum(int(re.search(r"used (\d+)K", l).group(1)) for l in (heap or lines)) / 1024, 1)
+
+
+def rss_mb(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return round(int(re.search(r"VmRSS:\s+(\d+) kB", f.read()).group(1)) / 1024, 1)
+
+
+def scale_run(tools, w, records, row, pids, controller, kill, restart):
+    """The scale workload on either system, through Kafka's Admin API (tools: BenchAdmin at the cluster's Kafka
+    bootstrap); pids: node id -> pid; controller: the active controller's id, or None where DescribeQuorum answers;
+    kill(node) / restart(node) SIGKILL and start one node."""
+    topics = records // w.partitions
+    rc, d, _, err = tools.admin("create-many", "scale-", str(topics), str(w.partitions), str(w.rf), "900000",
+                                timeout=1000)
+    if rc != 0 or not d or "settleMs" not in d:
+        raise StepFailed("creating %d partitions failed: %s\n%s" % (records, d, tail(err)))
+    log("%d partitions created in %d ms, every ISR full after %d ms" % (d["partitions"], d["createMs"], d["settleMs"]))
+    row.update(partitions=d["partitions"], createMs=d["createMs"], settleMs=d["settleMs"])
+    row.update(heapAfterGcMb=max(heap_after_gc_mb(p) for p in pids.values()),
+               rssMb=max(rss_mb(p) for p in pids.values()))
+    ctrl = controller()
+    rc, v, _, err = tools.admin("victim", "scale-*", "leader-not-controller", *([str(ctrl)] if ctrl is not None else []),
+                                timeout=120)
+    if rc != 0 or not v:
+        raise StepFailed("could not pick the node to kill: %s %s" % (v, tail(err)))
+    victim = v["victim"]
+    t_kill = int(time.time() * 1000)
+    kill(victim)
+    log("SIGKILL node %d (controller %d, leads %d partitions)" % (victim, v["controller"], v["victimLeads"]))
+    rc, moved, _, _ = tools.admin("wait-leaders", "scale-*", str(victim), str(t_kill), "600000", timeout=700)
+    t_restart = int(time.time() * 1000)
+    restart(victim)
+    rc2, rejoin, _, _ = tools.admin("wait-isr", "scale-*", str(victim), str(t_restart), "900000", timeout=1000)
+    row.update(victim=victim, victimLeads=v["victimLeads"], leadersMovedMs=(moved or {}).get("ms") if rc == 0 else None,
+               rejoinIsrMs=(rejoin or {}).get("ms") if rc2 == 0 else None)
+
+
+def kafka_scale(cluster, w, records, row):
+    def kill(i):
+        cluster.procs[i].kill()
+        cluster.procs[i].wait()
+    scale_run(cluster, w, records, row, {i: p.pid for i, p in cluster.procs.items()}, lambda: None, kill,
+              cluster.start_node)
+
+
 def kafka_round(w, records, rnd, kdir):
     work = tempfile.mkdtemp(prefix="side-by-side-kafka.")
     cluster = KafkaCluster(kdir, work, w.nodes, env_int("KAFKA_BENCH_BASE_PORT", 19092))
@@ -591,6 +657,8 @@ def kafka_round(w, records, rnd, kdir):
             kafka_failover(cluster, w, records, row)
         elif w.kind == "connections":
             connections_probe(cluster, cluster.procs[1].pid, records, row)
+        elif w.kind == "scale":
+            kafka_scale(cluster, w, records, row)
         else:
             kafka_tools_workload(cluster, w, records, rnd, row)
         return row
@@ -811,6 +879,8 @@ def raftline_round(w, records, rnd, checkout, system, kdir=None, kdir_waiters=No
             raftline_failover(cluster, w, records, row, kdir_waiters)
         elif w.kind == "connections":
             connections_probe(KafkaTools(kdir_waiters, work, cluster.kafka_listeners()), cluster.node_pids[1], records, row)
+        elif w.kind == "scale":
+            raftline_scale(cluster, KafkaTools(kdir_waiters, work, cluster.kafka_listeners()), w, records, row)
         return row
     except StepFailed as e:
         raise StepFailed("Raftline round %d of %s: %s" % (rnd, w.name, e))
@@ -818,6 +888,29 @@ def raftline_round(w, records, rnd, checkout, system, kdir=None, kdir_waiters=No
         cluster.down()
         keep_logs(work, "raftline-%s-%d" % (w.name, rnd))
         shutil.rmtree(work, ignore_errors=True)
+
+
+def raftline_scale(cluster, tools, w, records, row):
+    def controller():
+        rc, out, err = cluster.cli("quorum", "quorum", "status", "--bootstrap-server", cluster.bootstrap, "--output",
+                                   "json", timeout=60)
+        q = last_json(out, "leaderId") if rc == 0 else None
+        if q is None:
+            raise StepFailed("raftline quorum status failed:\n" + tail(err))
+        return q["leaderId"]
+
+    def kill(nid):
+        pid = cluster.node_pids[nid]
+        if not cluster.runs_node(nid, pid):
+            raise StepFailed("node %d (pid %d) is not running before the kill" % (nid, pid))
+        os.kill(pid, signal.SIGKILL)
+
+    def restart(nid):
+        config = os.path.join(cluster.dir, "node-%d" % nid, "server.properties")
+        cluster.restarted = start([os.path.join(cluster.checkout, "raftline"), "server", "--config", config],
+                                  os.path.join(cluster.work, "restart.log"), cwd=cluster.checkout, env=cluster.env,
+                                  gentle=True)
+    scale_run(tools, w, records, row, dict(cluster.node_pids), controller, kill, restart)
 
 
 class AckTimer:
@@ -1121,8 +1214,9 @@ def main():
         kdir = None
         # failover rows time the new leader and the rejoin with the same waiter on both systems (BenchAdmin's, over
         # Kafka's protocol, one JVM polling every 50 ms), so Kafka's helpers are fetched for them too
-        # as do the connections rows (Kafka's helper ConnectionsProbe opens them, on both systems)
-        if a.only != "raftline" or a.protocol == "kafka" or w.kind in ("failover", "connections"):
+        # as do the connections rows (Kafka's helper ConnectionsProbe opens them, on both systems) and the scale rows
+        # (BenchAdmin creates the partitions and times them, on both systems)
+        if a.only != "raftline" or a.protocol == "kafka" or w.kind in ("failover", "connections", "scale"):
             kdir = fetch()
         rl_system = raftline_system(checkout) + ("(kafka-protocol)" if a.protocol == "kafka" else "")
         if a.only != "kafka":

@@ -31,14 +31,22 @@ import org.apache.kafka.common.TopicPartitionInfo;
  *                                                           awaited: topicsPerSec and the per-call latencies
  * create-seq   BOOTSTRAP PREFIX COUNT PARTITIONS RF CLIENTS as create-seq from CLIENTS admin clients at once (each its
  *                                                           own connection and thread, COUNT split between them)
- * victim       BOOTSTRAP TOPIC controller|leader-not-controller
+ * create-many  BOOTSTRAP PREFIX TOPICS PARTITIONS RF TIMEOUT_MS
+ *                                                           TOPICS topics of PARTITIONS (PREFIX0, PREFIX1, ...), 100 a
+ *                                                           call, calls one after another: createMs until the last
+ *                                                           call returned, settleMs until every partition has a
+ *                                                           leader and a full ISR
+ * victim       BOOTSTRAP TOPIC controller|leader-not-controller [CONTROLLER]
  *                                                           the node a failover run kills: the active controller, or
  *                                                           the leader of the lowest partition not led by it
+ *                                                           (CONTROLLER: the controller's id, where the cluster does
+ *                                                           not answer DescribeQuorum)
  * wait-leaders BOOTSTRAP TOPIC NODE T0_EPOCH_MS TIMEOUT_MS  until every partition has a leader other than NODE
  * wait-isr     BOOTSTRAP TOPIC NODE T0_EPOCH_MS TIMEOUT_MS  until NODE is in every partition's ISR
  * </pre>
  *
- * The two wait modes report {@code ms}, the time from T0 until the condition held.
+ * The two wait modes report {@code ms}, the time from T0 until the condition held. A TOPIC ending in {@code *} stands
+ * for every topic whose name starts with what comes before it.
  */
 public final class BenchAdmin {
 
@@ -58,7 +66,9 @@ public final class BenchAdmin {
                     Long.parseLong(args[5]), Arrays.copyOfRange(args, 6, args.length));
                 case "create-seq" -> createSequence(args[1], admin, args[2], Integer.parseInt(args[3]),
                     Integer.parseInt(args[4]), Short.parseShort(args[5]), args.length > 6 ? Integer.parseInt(args[6]) : 1);
-                case "victim" -> victim(admin, args[2], args[3]);
+                case "create-many" -> createMany(admin, args[2], Integer.parseInt(args[3]), Integer.parseInt(args[4]),
+                    Short.parseShort(args[5]), Long.parseLong(args[6]));
+                case "victim" -> victim(admin, args[2], args[3], args.length > 4 ? Integer.parseInt(args[4]) : null);
                 case "wait-leaders", "wait-isr" -> waitFor(admin, mode.equals("wait-leaders"), args[2],
                     Integer.parseInt(args[3]), Long.parseLong(args[4]), Long.parseLong(args[5]));
                 default -> {
@@ -153,8 +163,28 @@ public final class BenchAdmin {
         }
     }
 
-    private static void victim(Admin admin, String topic, String policy) throws Exception {
-        int controller = controller(admin);
+    private static void createMany(Admin admin, String prefix, int topics, int partitions, short rf, long timeoutMs)
+        throws Exception {
+        long t0 = System.currentTimeMillis();
+        for (int first = 0; first < topics; first += 100) {
+            List<NewTopic> batch = new ArrayList<>();
+            for (int i = first; i < Math.min(topics, first + 100); i++) {
+                batch.add(new NewTopic(prefix + i, partitions, rf));
+            }
+            admin.createTopics(batch).all().get(timeoutMs, TimeUnit.MILLISECONDS);
+        }
+        long createMs = System.currentTimeMillis() - t0;
+        poll(timeoutMs, () -> {
+            List<TopicPartitionInfo> ps = partitions(admin, prefix + "*");
+            boolean full = ps.size() == topics * partitions
+                && ps.stream().allMatch(p -> leader(p) >= 0 && p.isr().size() == rf);
+            return full ? "{\"topics\":" + topics + ",\"partitions\":" + ps.size() + ",\"createMs\":" + createMs
+                + ",\"settleMs\":" + (System.currentTimeMillis() - t0) + "}" : null;
+        });
+    }
+
+    private static void victim(Admin admin, String topic, String policy, Integer knownController) throws Exception {
+        int controller = knownController != null ? knownController : controller(admin);
         List<TopicPartitionInfo> ps = partitions(admin, topic);
         int victim = -1;
         if (policy.equals("controller")) {
@@ -216,10 +246,25 @@ public final class BenchAdmin {
         System.exit(2);
     }
 
+    /** The partitions of {@code topic}, or with a trailing '*' of every topic named so, by topic then number. */
     private static List<TopicPartitionInfo> partitions(Admin admin, String topic) throws Exception {
-        List<TopicPartitionInfo> ps = new ArrayList<>(
-            admin.describeTopics(List.of(topic)).allTopicNames().get(5, TimeUnit.SECONDS).get(topic).partitions());
-        ps.sort(Comparator.comparingInt(TopicPartitionInfo::partition));
+        if (!topic.endsWith("*")) {
+            List<TopicPartitionInfo> ps = new ArrayList<>(
+                admin.describeTopics(List.of(topic)).allTopicNames().get(5, TimeUnit.SECONDS).get(topic).partitions());
+            ps.sort(Comparator.comparingInt(TopicPartitionInfo::partition));
+            return ps;
+        }
+        String prefix = topic.substring(0, topic.length() - 1);
+        List<String> names = admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
+            .filter(n -> n.startsWith(prefix)).sorted().toList();
+        Map<String, org.apache.kafka.clients.admin.TopicDescription> all =
+            admin.describeTopics(names).allTopicNames().get(60, TimeUnit.SECONDS);
+        List<TopicPartitionInfo> ps = new ArrayList<>();
+        for (String name : names) {
+            List<TopicPartitionInfo> own = new ArrayList<>(all.get(name).partitions());
+            own.sort(Comparator.comparingInt(TopicPartitionInfo::partition));
+            ps.addAll(own);
+        }
         return ps;
     }
 
