@@ -8,6 +8,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -64,19 +65,27 @@ public final class FetchManager implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     /** The leader replication throttle: followers out of the ISR of throttled replicas get records within it. */
     private final ReplicationQuotas quotas;
-    private final ExecutorService wakeups = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "fetch-wakeup");
-        t.setDaemon(true);
-        return t;
-    });
+    /** Where parked fetches look again: one thread, so a look never runs on the appending or scheduling thread. */
+    private final Executor wakeups;
     private final Map<TopicPartition, Set<DelayedFetch>> waiting = new ConcurrentHashMap<>();
     /** Long polls parked now, by who asked (index 0 consumers, 1 followers): the fetch purgatory's size. */
     private final AtomicInteger[] parked = {new AtomicInteger(), new AtomicInteger()};
 
     FetchManager(ReplicaManager replicaManager, ScheduledExecutorService scheduler, ReplicationQuotas quotas) {
+        this(replicaManager, scheduler, quotas, Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "fetch-wakeup");
+            t.setDaemon(true);
+            return t;
+        }));
+    }
+
+    /** With the executor parked fetches look again on (tests: one that runs what it is given when told). */
+    FetchManager(ReplicaManager replicaManager, ScheduledExecutorService scheduler, ReplicationQuotas quotas,
+                 Executor wakeups) {
         this.replicaManager = replicaManager;
         this.scheduler = scheduler;
         this.quotas = quotas;
+        this.wakeups = wakeups;
     }
 
     /** Answers now when enough is readable, else when it becomes so or {@code maxWaitMs} passes. */
@@ -123,14 +132,17 @@ public final class FetchManager implements AutoCloseable {
         return parked[fromFollowers ? 1 : 0].get();
     }
 
-    /** New data or a new high watermark on {@code tp}: waiting fetches look again. */
+    /**
+     * New data or a new high watermark on {@code tp}: waiting fetches look again, each at most once for a burst of
+     * changes (see {@link DelayedFetch#wake}).
+     */
     void onDataChange(TopicPartition tp) {
         Set<DelayedFetch> set = waiting.get(tp);
         if (set == null || set.isEmpty()) {
             return;
         }
         for (DelayedFetch delayed : set) {
-            wakeups.execute(() -> delayed.tryComplete(false));
+            delayed.wake();
         }
     }
 
@@ -191,6 +203,8 @@ public final class FetchManager implements AutoCloseable {
         volatile ScheduledFuture<?> timeout;
         /** Set (before registration) when the fetch parks; counted in {@link #parked} until it completes. */
         private volatile boolean isParked;
+        /** A look at this fetch is queued and has not started: further changes need no other. */
+        private final AtomicBoolean lookQueued = new AtomicBoolean();
 
         DelayedFetch(Request request, CompletableFuture<List<PartitionData>> future) {
             this.request = request;
@@ -233,6 +247,23 @@ public final class FetchManager implements AutoCloseable {
             return false;
         }
 
+        /**
+         * Queues one look (a read of every partition it asks for), unless one is queued and not started yet. A
+         * follower's fetch waits on every partition it follows: an ISR change of all of them (a broker back) is one
+         * change per partition, and a look per change made the wake-up thread read N partitions N times, so at
+         * 10,000 partitions it fell minutes behind, the fetch's own timeout queued behind those looks, and the
+         * follower gave up on its request and fell out of every ISR. A change that comes while a look runs queues the
+         * next one (the flag is cleared before the read), so none is missed.
+         */
+        void wake() {
+            if (lookQueued.compareAndSet(false, true)) {
+                wakeups.execute(() -> {
+                    lookQueued.set(false);
+                    tryComplete(false);
+                });
+            }
+        }
+
         void park() {
             isParked = true;
             parked[request.fromFollower() ? 1 : 0].incrementAndGet();
@@ -258,6 +289,8 @@ public final class FetchManager implements AutoCloseable {
 
     @Override
     public void close() {
-        wakeups.shutdownNow();
+        if (wakeups instanceof ExecutorService own) {
+            own.shutdownNow();
+        }
     }
 }
