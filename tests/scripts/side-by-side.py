@@ -151,8 +151,9 @@ WORKLOADS = [
              victim="controller"),
     Workload("scale-3n", 3, 3, None, 10, "scale", 10_000,
              "3 nodes: N partitions at RF3 (topics of 10, created 100 topics a call): until every partition has a "
-             "leader and a full ISR; heap after a full GC and RSS (largest node); SIGKILL a node that is not the "
-             "controller: until its leaderships moved, and after its restart until it is back in every ISR"),
+             "leader and a full ISR, and until every broker holds its replicas' logs; heap after a full GC and RSS "
+             "(largest node); SIGKILL a node that is not the controller: until its leaderships moved, and after its "
+             "restart until it is back in every ISR"),
     Workload("connections-1n", 1, 1, None, 1, "connections", 1_000,
              "1 node: N Kafka-protocol client connections held open to the broker (each greeted with ApiVersions), "
              "then 3 Metadata round trips on each: the broker's memory per connection and the request latency"),
@@ -169,7 +170,7 @@ OTHERS = {"produce": [("mbPerSec", True), ("latencyMs.avg", False), ("latencyMs.
           "failover": [("newLeaderMs", False), ("rejoinIsrMs", False), ("errors", False)],
           "connections": [("heapKbPerConnection", False), ("requestMs.p50", False), ("requestMs.p99", False),
                           ("connectMs.p99", False), ("rssOpenMb", False)],
-          "scale": [("createMs", False), ("heapAfterGcMb", False), ("rssMb", False), ("leadersMovedMs", False),
+          "scale": [("createMs", False), ("logsMs", False), ("heapAfterGcMb", False), ("rssMb", False), ("leadersMovedMs", False),
                     ("rejoinIsrMs", False)]}
 RATE_HEADLINE = ("latencyMs.p99", False)
 RATE_OTHERS = [("recordsPerSec", True), ("latencyMs.p50", False), ("latencyMs.avg", False), ("latencyMs.p999", False),
@@ -617,8 +618,9 @@ def scale_run(tools, w, records, row, pids, controller, kill, restart):
                                 timeout=1000)
     if rc != 0 or not d or "settleMs" not in d:
         raise StepFailed("creating %d partitions failed: %s\n%s" % (records, d, tail(err)))
-    log("%d partitions created in %d ms, every ISR full after %d ms" % (d["partitions"], d["createMs"], d["settleMs"]))
-    row.update(partitions=d["partitions"], createMs=d["createMs"], settleMs=d["settleMs"])
+    log("%d partitions created in %d ms, every ISR full after %d ms, every replica's log on its broker after %d ms"
+        % (d["partitions"], d["createMs"], d["settleMs"], d["logsMs"]))
+    row.update(partitions=d["partitions"], createMs=d["createMs"], settleMs=d["settleMs"], logsMs=d["logsMs"])
     row.update(heapAfterGcMb=max(heap_after_gc_mb(p) for p in pids.values()),
                rssMb=max(rss_mb(p) for p in pids.values()))
     ctrl = controller()

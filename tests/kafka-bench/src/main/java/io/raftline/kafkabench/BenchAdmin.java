@@ -35,7 +35,9 @@ import org.apache.kafka.common.TopicPartitionInfo;
  *                                                           TOPICS topics of PARTITIONS (PREFIX0, PREFIX1, ...), 100 a
  *                                                           call, calls one after another: createMs until the last
  *                                                           call returned, settleMs until every partition has a
- *                                                           leader and a full ISR
+ *                                                           leader and a full ISR, logsMs until every broker holds
+ *                                                           its replicas' logs (DescribeLogDirs: a broker that is
+ *                                                           still creating them is not yet one to restart)
  * victim       BOOTSTRAP TOPIC controller|leader-not-controller [CONTROLLER]
  *                                                           the node a failover run kills: the active controller, or
  *                                                           the leader of the lowest partition not led by it
@@ -174,12 +176,22 @@ public final class BenchAdmin {
             admin.createTopics(batch).all().get(timeoutMs, TimeUnit.MILLISECONDS);
         }
         long createMs = System.currentTimeMillis() - t0;
-        poll(timeoutMs, () -> {
+        String settled = pollQuietly(timeoutMs, () -> {
             List<TopicPartitionInfo> ps = partitions(admin, prefix + "*");
             boolean full = ps.size() == topics * partitions
                 && ps.stream().allMatch(p -> leader(p) >= 0 && p.isr().size() == rf);
             return full ? "{\"topics\":" + topics + ",\"partitions\":" + ps.size() + ",\"createMs\":" + createMs
-                + ",\"settleMs\":" + (System.currentTimeMillis() - t0) + "}" : null;
+                + ",\"settleMs\":" + (System.currentTimeMillis() - t0) : null;
+        });
+        long replicas = (long) topics * partitions * rf;
+        poll(timeoutMs, () -> {
+            List<Integer> brokers = admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).stream().map(Node::id).toList();
+            long held = admin.describeLogDirs(brokers).allDescriptions().get(60, TimeUnit.SECONDS).values().stream()
+                .flatMap(dirs -> dirs.values().stream())
+                .flatMap(dir -> dir.replicaInfos().keySet().stream())
+                .filter(tp -> tp.topic().startsWith(prefix))
+                .count();
+            return held == replicas ? settled + ",\"logsMs\":" + (System.currentTimeMillis() - t0) + "}" : null;
         });
     }
 
@@ -227,14 +239,18 @@ public final class BenchAdmin {
 
     /** Polls until the check returns its JSON line (printed); a check that throws is retried (a node is down). */
     private static void poll(long timeoutMs, Callable<String> check) throws InterruptedException {
+        System.out.println(pollQuietly(timeoutMs, check));
+    }
+
+    /** As {@link #poll}, returning the line instead of printing it. */
+    private static String pollQuietly(long timeoutMs, Callable<String> check) throws InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMs;
         Exception last = null;
         while (System.currentTimeMillis() < deadline) {
             try {
                 String line = check.call();
                 if (line != null) {
-                    System.out.println(line);
-                    return;
+                    return line;
                 }
             } catch (Exception e) {
                 last = e;
@@ -244,6 +260,7 @@ public final class BenchAdmin {
         String why = last == null ? "" : last.toString().replace('"', '\'').replace('\\', '/');
         System.out.println("{\"timeout\":true,\"timeoutMs\":" + timeoutMs + ",\"last\":\"" + why + "\"}");
         System.exit(2);
+        return null;
     }
 
     /** The partitions of {@code topic}, or with a trailing '*' of every topic named so, by topic then number. */
