@@ -470,6 +470,11 @@ class KafkaCluster(KafkaTools):
                                         "kafka.Kafka", os.path.join(d, "server.properties")),
                               os.path.join(d, "logs", "stdout.log"))
 
+    def kill_node(self, i):
+        """SIGKILL, through our own handle of that broker."""
+        self.procs[i].kill()
+        self.procs[i].wait()
+
     def node_logs(self):
         return "".join("--- node %d server.log (tail)\n%s" % (i, tail(os.path.join(self.node_dir(i), "logs", "server.log"), 15))
                        for i in sorted(self.procs))
@@ -641,10 +646,7 @@ def scale_run(tools, w, records, row, pids, controller, kill, restart):
 
 
 def kafka_scale(cluster, w, records, row):
-    def kill(i):
-        cluster.procs[i].kill()
-        cluster.procs[i].wait()
-    scale_run(cluster, w, records, row, {i: p.pid for i, p in cluster.procs.items()}, lambda: None, kill,
+    scale_run(cluster, w, records, row, {i: p.pid for i, p in cluster.procs.items()}, lambda: None, cluster.kill_node,
               cluster.start_node)
 
 
@@ -692,8 +694,7 @@ def kafka_failover(cluster, w, records, row):
         if probe.poll() is not None:
             raise StepFailed("the failover producer exited early:\n" + tail(os.path.join(cluster.work, "probe.log")))
         t_kill = int(time.time() * 1000)
-        cluster.procs[victim].kill()       # SIGKILL, through our own handle of that broker
-        cluster.procs[victim].wait()
+        cluster.kill_node(victim)
         log("SIGKILL Kafka node %d" % victim)
         rc, new_leader, _, _ = cluster.admin("wait-leaders", "fo", str(victim), str(t_kill), "120000", timeout=150)
         if rc != 0:
@@ -798,6 +799,28 @@ class RaftlineCluster:
         config = os.path.join(self.dir, "node-%d" % nid).encode()
         return state != "Z" and any(config in a for a in cmdline)
 
+    def controller_id(self):
+        """The active controller's node id (raftline quorum status), or None when that fails."""
+        rc, out, _ = self.cli("quorum", "quorum", "status", "--bootstrap-server", self.bootstrap, "--output", "json",
+                              timeout=60)
+        q = last_json(out, "leaderId") if rc == 0 else None
+        return q["leaderId"] if q else None
+
+    def kill_node(self, nid):
+        """SIGKILL of node nid, after checking that its pid is still that node's JVM; returns the pid."""
+        pid = self.node_pids[nid]
+        if not self.runs_node(nid, pid):
+            raise StepFailed("node %d (pid %d) is not running before the kill" % (nid, pid))
+        os.kill(pid, signal.SIGKILL)
+        return pid
+
+    def restart_node(self, nid):
+        """Starts node nid again from its config (`raftline server --config`); returns that config's path."""
+        config = os.path.join(self.dir, "node-%d" % nid, "server.properties")
+        self.restarted = start([os.path.join(self.checkout, "raftline"), "server", "--config", config],
+                               os.path.join(self.work, "restart.log"), cwd=self.checkout, env=self.env, gentle=True)
+        return config
+
     def kafka_listeners(self):
         """The cluster's Kafka-protocol bootstrap (its cluster.json's kafkaBootstrap)."""
         if not self.kafka_bootstrap:
@@ -894,25 +917,11 @@ def raftline_round(w, records, rnd, checkout, system, kdir=None, kdir_waiters=No
 
 def raftline_scale(cluster, tools, w, records, row):
     def controller():
-        rc, out, err = cluster.cli("quorum", "quorum", "status", "--bootstrap-server", cluster.bootstrap, "--output",
-                                   "json", timeout=60)
-        q = last_json(out, "leaderId") if rc == 0 else None
-        if q is None:
-            raise StepFailed("raftline quorum status failed:\n" + tail(err))
-        return q["leaderId"]
-
-    def kill(nid):
-        pid = cluster.node_pids[nid]
-        if not cluster.runs_node(nid, pid):
-            raise StepFailed("node %d (pid %d) is not running before the kill" % (nid, pid))
-        os.kill(pid, signal.SIGKILL)
-
-    def restart(nid):
-        config = os.path.join(cluster.dir, "node-%d" % nid, "server.properties")
-        cluster.restarted = start([os.path.join(cluster.checkout, "raftline"), "server", "--config", config],
-                                  os.path.join(cluster.work, "restart.log"), cwd=cluster.checkout, env=cluster.env,
-                                  gentle=True)
-    scale_run(tools, w, records, row, dict(cluster.node_pids), controller, kill, restart)
+        ctrl = cluster.controller_id()
+        if ctrl is None:
+            raise StepFailed("raftline quorum status failed")
+        return ctrl
+    scale_run(tools, w, records, row, dict(cluster.node_pids), controller, cluster.kill_node, cluster.restart_node)
 
 
 class AckTimer:
@@ -1008,13 +1017,10 @@ def raftline_failover(cluster, w, records, row, kdir=None):
     listeners exactly as on Kafka's side (else one `raftline topics describe` JVM per poll, about a second each)."""
     waiters = KafkaTools(kdir, cluster.work, cluster.kafka_bootstrap) if kdir and cluster.kafka_bootstrap else None
     cluster.create_topic("fo", w)
-    rc, out, err = cluster.cli("quorum", "quorum", "status", "--bootstrap-server", cluster.bootstrap, "--output", "json",
-                               timeout=60)
-    q = last_json(out, "leaderId") if rc == 0 else None
+    ctrl = cluster.controller_id()
     ps = cluster.describe("fo")
-    if q is None or ps is None:
-        raise StepFailed("raftline quorum status / topics describe failed:\n" + tail(err))
-    ctrl = q["leaderId"]
+    if ctrl is None or ps is None:
+        raise StepFailed("raftline quorum status / topics describe failed")
     ps.sort(key=lambda p: p["partition"])
     if w.victim == "controller":
         victim = ctrl
@@ -1044,11 +1050,8 @@ def raftline_failover(cluster, w, records, row, kdir=None):
         time.sleep(FAILOVER_KILL_AFTER_S)
         if timer.proc.poll() is not None:
             raise StepFailed("the failover producer exited early:\n" + tail(os.path.join(cluster.work, "probe.err")))
-        pid = cluster.node_pids[victim]
-        if not cluster.runs_node(victim, pid):
-            raise StepFailed("node %d (pid %d) is not running before the kill" % (victim, pid))
         t_kill = int(time.time() * 1000)
-        os.kill(pid, signal.SIGKILL)
+        pid = cluster.kill_node(victim)
         log("SIGKILL Raftline node %d (pid %d)" % (victim, pid))
         new_leader_ms = poll_ms = None
         if waiters:
@@ -1071,12 +1074,9 @@ def raftline_failover(cluster, w, records, row, kdir=None):
             raise StepFailed("the failover producer did not finish")
         if "error" in outcome:
             raise StepFailed("the failover producer failed: %s" % outcome["error"])
-        config = os.path.join(cluster.dir, "node-%d" % victim, "server.properties")
-        log("producer done; restarting node %d: raftline server --config %s" % (victim, config))
         t_restart = time.time()
-        cluster.restarted = start([os.path.join(cluster.checkout, "raftline"), "server", "--config", config],
-                                  os.path.join(cluster.work, "restart.log"), cwd=cluster.checkout, env=cluster.env,
-                                  gentle=True)
+        config = cluster.restart_node(victim)
+        log("producer done; restarted node %d: raftline server --config %s" % (victim, config))
         rejoin_ms = None
         if waiters:
             rc, d, _, _ = waiters.admin("wait-isr", "fo", str(victim), str(int(t_restart * 1000)), "180000", timeout=210)
@@ -1091,14 +1091,12 @@ def raftline_failover(cluster, w, records, row, kdir=None):
                 time.sleep(0.05)
         if rejoin_ms is None:
             log("warning: node %d not back in every ISR within 180 s" % victim)
-        rc, out, _ = cluster.cli("quorum", "quorum", "status", "--bootstrap-server", cluster.bootstrap, "--output", "json",
-                                 timeout=60)
-        after = last_json(out, "leaderId") if rc == 0 else None
+        after = cluster.controller_id()
     finally:
         timer.close()
     p = timer.result()
     row.update(victim=victim, victimWasController=victim == ctrl, controllerBefore=ctrl,
-               controllerAfter=after["leaderId"] if after else None, victimLeadPartitions=leads, records=p["records"],
+               controllerAfter=after, victimLeadPartitions=leads, records=p["records"],
                acked=p["acked"], errors=p["errors"], ratePerSec=p["ratePerSec"], noAckGapMs=p["noAckGapMs"],
                gapStartAfterKillMs=p["gapStartEpochMs"] - t_kill, newLeaderMs=new_leader_ms, newLeaderPollMs=poll_ms,
                rejoinIsrMs=rejoin_ms, latencyMs=p["latencyMs"], waiter="BenchAdmin" if waiters else "raftline-cli")

@@ -90,9 +90,7 @@ final class LogSegment {
             throw new IllegalArgumentException("negative base offset " + baseOffset);
         }
         String digits = Long.toString(baseOffset);
-        StringBuilder name = new StringBuilder(20 + suffix.length());
-        name.append("0".repeat(20 - digits.length()));
-        return name.append(digits).append(suffix).toString();
+        return "0".repeat(20 - digits.length()) + digits + suffix;
     }
 
     long baseOffset() {

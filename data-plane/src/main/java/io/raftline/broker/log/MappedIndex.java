@@ -117,13 +117,7 @@ abstract class MappedIndex {
      * descriptor is let go (the next write opens the file again).
      */
     void resize(int maxIndexBytes) throws IOException {
-        long length = Math.max(roundDown(maxIndexBytes), (long) entries * entrySize);
-        if (length != opened().length()) {
-            mmap.force();
-            raf.setLength(length);
-            map(length);
-        }
-        release();
+        setLengthAndRelease(Math.max(roundDown(maxIndexBytes), (long) entries * entrySize));
     }
 
     /**
@@ -131,11 +125,15 @@ abstract class MappedIndex {
      * descriptor: the segment is no longer written (a write that still comes opens the file again).
      */
     void trimToEntries() throws IOException {
-        long length = (long) entries * entrySize;
+        setLengthAndRelease((long) entries * entrySize);
+    }
+
+    /** Gives the file this length (mapped again) unless it has it, then lets go of the descriptor. */
+    private void setLengthAndRelease(long length) throws IOException {
         if (length != opened().length()) {
             mmap.force();
             raf.setLength(length);
-            map(Math.max(length, 0));
+            map(length);
         }
         release();
     }

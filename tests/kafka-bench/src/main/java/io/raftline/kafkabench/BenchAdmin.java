@@ -176,12 +176,11 @@ public final class BenchAdmin {
             admin.createTopics(batch).all().get(timeoutMs, TimeUnit.MILLISECONDS);
         }
         long createMs = System.currentTimeMillis() - t0;
-        String settled = pollQuietly(timeoutMs, () -> {
+        String settleMs = pollQuietly(timeoutMs, () -> {
             List<TopicPartitionInfo> ps = partitions(admin, prefix + "*");
             boolean full = ps.size() == topics * partitions
                 && ps.stream().allMatch(p -> leader(p) >= 0 && p.isr().size() == rf);
-            return full ? "{\"topics\":" + topics + ",\"partitions\":" + ps.size() + ",\"createMs\":" + createMs
-                + ",\"settleMs\":" + (System.currentTimeMillis() - t0) : null;
+            return full ? Long.toString(System.currentTimeMillis() - t0) : null;
         });
         long replicas = (long) topics * partitions * rf;
         poll(timeoutMs, () -> {
@@ -191,7 +190,9 @@ public final class BenchAdmin {
                 .flatMap(dir -> dir.replicaInfos().keySet().stream())
                 .filter(tp -> tp.topic().startsWith(prefix))
                 .count();
-            return held == replicas ? settled + ",\"logsMs\":" + (System.currentTimeMillis() - t0) + "}" : null;
+            return held == replicas ? "{\"topics\":" + topics + ",\"partitions\":" + topics * partitions
+                + ",\"createMs\":" + createMs + ",\"settleMs\":" + settleMs + ",\"logsMs\":"
+                + (System.currentTimeMillis() - t0) + "}" : null;
         });
     }
 
@@ -242,7 +243,7 @@ public final class BenchAdmin {
         System.out.println(pollQuietly(timeoutMs, check));
     }
 
-    /** As {@link #poll}, returning the line instead of printing it. */
+    /** As {@link #poll}, returning what the check returned instead of printing it. */
     private static String pollQuietly(long timeoutMs, Callable<String> check) throws InterruptedException {
         long deadline = System.currentTimeMillis() + timeoutMs;
         Exception last = null;
