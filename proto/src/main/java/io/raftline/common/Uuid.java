@@ -24,14 +24,15 @@ public final class Uuid implements Comparable<Uuid> {
     }
 
     /**
-     * A fresh id from the given (injected, seeded in tests) randomness; never {@link #ZERO}. Any
-     * {@link java.util.Random} is a {@link RandomGenerator}.
+     * A fresh id from the given (injected, seeded in tests) randomness; never {@link #ZERO}, and never one whose
+     * text starts with '-' (a first byte of 0xF8..0xFB), which a command line would read as an option: those are
+     * drawn again, as Kafka's are. Any {@link java.util.Random} is a {@link RandomGenerator}.
      */
     public static Uuid random(RandomGenerator random) {
         byte[] b = new byte[SIZE_BYTES];
         do {
             random.nextBytes(b);
-        } while (Arrays.equals(b, ZERO.bytes));
+        } while (Arrays.equals(b, ZERO.bytes) || (b[0] & 0xFC) == 0xF8);
         return new Uuid(b);
     }
 

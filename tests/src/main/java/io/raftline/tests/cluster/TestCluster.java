@@ -3,6 +3,7 @@ package io.raftline.tests.cluster;
 import io.raftline.cli.command.dev.DevTls;
 import io.raftline.client.admin.Admin;
 import io.raftline.common.SystemTime;
+import io.raftline.common.Uuid;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -19,7 +20,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.StringJoiner;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
@@ -129,7 +129,7 @@ public final class TestCluster implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        this.clusterId = ClusterIdMaker.make(UUID.randomUUID());
+        this.clusterId = Uuid.random(ThreadLocalRandom.current()).toString();
         // A test JVM stopped from outside (a build timeout, Ctrl-C) never reaches close(): its nodes go with it.
         this.reaper = new Thread(this::killNodes, "test-cluster-reaper");
         Runtime.getRuntime().addShutdownHook(reaper);
