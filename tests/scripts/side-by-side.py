@@ -153,7 +153,13 @@ WORKLOADS = [
              "3 nodes: N partitions at RF3 (topics of 10, created 100 topics a call): until every partition has a "
              "leader and a full ISR, and until every broker holds its replicas' logs; heap after a full GC and RSS "
              "(largest node); SIGKILL a node that is not the controller: until its leaderships moved, and after its "
-             "restart until it is back in every ISR"),
+             "restart until it is back in every ISR; produce spread over every partition (record i to partition i "
+             "mod N, acks=all); SIGKILL the active controller: until a topic can be created and its leaderships "
+             "moved"),
+    Workload("scale-100k-7n", 7, 1, None, 10, "scale", 100_000,
+             "as scale-3n with 7 nodes (each broker and controller) and N partitions at RF1 (about 14,300 logs a "
+             "node: one node's open files and memory maps stay below this machine's limits); at RF1 a killed node's "
+             "partitions have nowhere to move: its restart is timed until it leads them again"),
     Workload("connections-1n", 1, 1, None, 1, "connections", 1_000,
              "1 node: N Kafka-protocol client connections held open to the broker (each greeted with ApiVersions), "
              "then 3 Metadata round trips on each: the broker's memory per connection and the request latency"),
@@ -171,7 +177,8 @@ OTHERS = {"produce": [("mbPerSec", True), ("latencyMs.avg", False), ("latencyMs.
           "connections": [("heapKbPerConnection", False), ("requestMs.p50", False), ("requestMs.p99", False),
                           ("connectMs.p99", False), ("rssOpenMb", False)],
           "scale": [("createMs", False), ("logsMs", False), ("heapAfterGcMb", False), ("rssMb", False), ("leadersMovedMs", False),
-                    ("rejoinIsrMs", False)]}
+                    ("rejoinIsrMs", False), ("spreadRecordsPerSec", True), ("spreadLatencyMs.p99", False),
+                    ("controlCreateMs", False), ("controlLeadersMovedMs", False)]}
 RATE_HEADLINE = ("latencyMs.p99", False)
 RATE_OTHERS = [("recordsPerSec", True), ("latencyMs.p50", False), ("latencyMs.avg", False), ("latencyMs.p999", False),
                ("latencyMs.max", False)]
@@ -628,6 +635,7 @@ def scale_run(tools, w, records, row, pids, controller, kill, restart):
     row.update(partitions=d["partitions"], createMs=d["createMs"], settleMs=d["settleMs"], logsMs=d["logsMs"])
     row.update(heapAfterGcMb=max(heap_after_gc_mb(p) for p in pids.values()),
                rssMb=max(rss_mb(p) for p in pids.values()))
+    produce_spread(tools, w, row)
     ctrl = controller()
     rc, v, _, err = tools.admin("victim", "scale-*", "leader-not-controller", *([str(ctrl)] if ctrl is not None else []),
                                 timeout=120)
@@ -637,12 +645,42 @@ def scale_run(tools, w, records, row, pids, controller, kill, restart):
     t_kill = int(time.time() * 1000)
     kill(victim)
     log("SIGKILL node %d (controller %d, leads %d partitions)" % (victim, v["controller"], v["victimLeads"]))
-    rc, moved, _, _ = tools.admin("wait-leaders", "scale-*", str(victim), str(t_kill), "600000", timeout=700)
+    # at RF1 its partitions have no other replica: nothing moves, they wait for its restart
+    rc, moved, _, _ = (tools.admin("wait-leaders", "scale-*", str(victim), str(t_kill), "600000", timeout=700)
+                       if w.rf > 1 else (1, None, None, None))
     t_restart = int(time.time() * 1000)
     restart(victim)
     rc2, rejoin, _, _ = tools.admin("wait-isr", "scale-*", str(victim), str(t_restart), "900000", timeout=1000)
     row.update(victim=victim, victimLeads=v["victimLeads"], leadersMovedMs=(moved or {}).get("ms") if rc == 0 else None,
                rejoinIsrMs=(rejoin or {}).get("ms") if rc2 == 0 else None)
+    # the controller's failover, the whole cluster back and its image full: kill the active controller; until a
+    # topic can be created again (a new controller acts on the image) and until the partitions it led moved
+    ctrl = controller()
+    rc, v, _, err = tools.admin("victim", "scale-*", "controller", *([str(ctrl)] if ctrl is not None else []),
+                                timeout=120)
+    if rc != 0 or not v:
+        raise StepFailed("could not find the controller: %s %s" % (v, tail(err)))
+    t_kill = int(time.time() * 1000)
+    kill(v["victim"])
+    log("SIGKILL the active controller, node %d (leads %d partitions)" % (v["victim"], v["victimLeads"]))
+    rc, c, _, err = tools.admin("wait-control", "scale-*", str(v["victim"]), str(t_kill), "600000", timeout=700)
+    if rc != 0 or not c:
+        raise StepFailed("the controller's failover did not complete: %s %s" % (c, tail(err)))
+    log("a topic created again after %d ms, the controller's leaderships moved after %d ms"
+        % (c["createMs"], c["leadersMovedMs"]))
+    row.update(controllerVictim=v["victim"], controllerLeads=v["victimLeads"], controlCreateMs=c["createMs"],
+               controlLeadersMovedMs=c["leadersMovedMs"] if w.rf > 1 else None)
+
+
+def produce_spread(tools, w, row):
+    """Produce spread over every partition of the scale row (record i to partition i mod N), on the full cluster."""
+    records = env_int("SCALE_PRODUCE_RECORDS", 500_000)
+    rc, d, _, err = tools.admin("produce-spread", "scale-*", str(records), "1024", timeout=STEP_TIMEOUT)
+    if rc != 0 or not d or "recordsPerSec" not in d:
+        raise StepFailed("producing over every partition failed: %s %s" % (d, tail(err)))
+    log("%d records over %d partitions: %.0f records/s, ack p99 %.0f ms, %d errors"
+        % (d["records"], d["partitions"], d["recordsPerSec"], d["latencyMs"]["p99"], d["errors"]))
+    row.update(spreadRecordsPerSec=d["recordsPerSec"], spreadLatencyMs=d["latencyMs"], spreadErrors=d["errors"])
 
 
 def kafka_scale(cluster, w, records, row):

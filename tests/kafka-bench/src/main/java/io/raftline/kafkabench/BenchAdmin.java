@@ -4,20 +4,30 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
+import java.util.SplittableRandom;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.Node;
+import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
  * The Admin-API steps of the Kafka side of tests/scripts/side-by-side.py. Each mode prints one JSON line on stdout
@@ -43,8 +53,18 @@ import org.apache.kafka.common.TopicPartitionInfo;
  *                                                           the leader of the lowest partition not led by it
  *                                                           (CONTROLLER: the controller's id, where the cluster does
  *                                                           not answer DescribeQuorum)
- * wait-leaders BOOTSTRAP TOPIC NODE T0_EPOCH_MS TIMEOUT_MS  until every partition has a leader other than NODE
- * wait-isr     BOOTSTRAP TOPIC NODE T0_EPOCH_MS TIMEOUT_MS  until NODE is in every partition's ISR
+ * wait-leaders BOOTSTRAP TOPIC NODE T0_EPOCH_MS TIMEOUT_MS  until every partition with a replica on another
+ *                                                           node has a leader other than NODE
+ * wait-isr     BOOTSTRAP TOPIC NODE T0_EPOCH_MS TIMEOUT_MS  until every partition with a replica on NODE has a
+ *                                                           leader and NODE in its ISR (at RF 1: led by NODE again)
+ * wait-control BOOTSTRAP TOPIC NODE T0_EPOCH_MS TIMEOUT_MS  after the controller NODE was killed: createMs, until a
+ *                                                           topic of 1 partition RF 1 can be created again (a new
+ *                                                           controller acts), and leadersMovedMs, as wait-leaders;
+ *                                                           both watched at once
+ * produce-spread BOOTSTRAP TOPIC RECORDS SIZE               RECORDS records of SIZE random bytes, acks=all
+ *                                                           linger.ms=5, sent round-robin over every partition of
+ *                                                           TOPIC (record i to partition i mod N): recordsPerSec and
+ *                                                           the ack latency
  * </pre>
  *
  * The two wait modes report {@code ms}, the time from T0 until the condition held. A TOPIC ending in {@code *} stands
@@ -73,6 +93,10 @@ public final class BenchAdmin {
                 case "victim" -> victim(admin, args[2], args[3], args.length > 4 ? Integer.parseInt(args[4]) : null);
                 case "wait-leaders", "wait-isr" -> waitFor(admin, mode.equals("wait-leaders"), args[2],
                     Integer.parseInt(args[3]), Long.parseLong(args[4]), Long.parseLong(args[5]));
+                case "wait-control" -> waitControl(admin, args[2], Integer.parseInt(args[3]), Long.parseLong(args[4]),
+                    Long.parseLong(args[5]));
+                case "produce-spread" -> produceSpread(args[1], admin, args[2], Integer.parseInt(args[3]),
+                    Integer.parseInt(args[4]));
                 default -> {
                     System.err.println("BenchAdmin: unknown mode " + mode);
                     System.exit(1);
@@ -228,7 +252,8 @@ public final class BenchAdmin {
         throws Exception {
         poll(timeoutMs, () -> {
             for (TopicPartitionInfo p : partitions(admin, topic)) {
-                boolean holds = leaders ? leader(p) >= 0 && leader(p) != node : p.isr().stream().anyMatch(n -> n.id() == node);
+                boolean holds = leaders ? !canMove(p, node) || leader(p) >= 0 && leader(p) != node
+                    : !hosts(p, node) || leader(p) >= 0 && p.isr().stream().anyMatch(n -> n.id() == node);
                 if (!holds) {
                     return null;
                 }
@@ -236,6 +261,77 @@ public final class BenchAdmin {
             long ms = System.currentTimeMillis() - t0;
             return leaders ? "{\"ms\":" + ms + ",\"controller\":" + controllerOrUnknown(admin) + "}" : "{\"ms\":" + ms + "}";
         });
+    }
+
+    private static void waitControl(Admin admin, String topic, int node, long t0, long timeoutMs) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(2);
+        try {
+            String probe = "control-probe-" + t0;
+            Future<String> created = threads.submit(() -> pollQuietly(timeoutMs, () -> {
+                try {
+                    admin.createTopics(List.of(new NewTopic(probe, 1, (short) 1))).all().get(3, TimeUnit.SECONDS);
+                } catch (ExecutionException e) {
+                    if (!(e.getCause() instanceof TopicExistsException)) { // an earlier try took effect after its timeout
+                        throw e;
+                    }
+                }
+                return Long.toString(System.currentTimeMillis() - t0);
+            }));
+            Future<String> moved = threads.submit(() -> pollQuietly(timeoutMs, () -> {
+                for (TopicPartitionInfo p : partitions(admin, topic)) {
+                    if (canMove(p, node) && (leader(p) < 0 || leader(p) == node)) {
+                        return null;
+                    }
+                }
+                return Long.toString(System.currentTimeMillis() - t0);
+            }));
+            System.out.println("{\"createMs\":" + created.get() + ",\"leadersMovedMs\":" + moved.get()
+                + ",\"controller\":" + controllerOrUnknown(admin) + "}");
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private static void produceSpread(String bootstrap, Admin admin, String topic, int records, int size)
+        throws Exception {
+        List<TopicPartition> targets = new ArrayList<>();
+        describe(admin, topic).forEach((name, ps) -> ps.forEach(tp -> targets.add(new TopicPartition(name, tp.partition()))));
+        Properties p = new Properties();
+        p.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+        p.put(ProducerConfig.ACKS_CONFIG, "all");
+        p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        byte[] value = new byte[size];
+        new SplittableRandom(size).nextBytes(value);
+        long[] ackNs = new long[records];
+        AtomicLong errors = new AtomicLong();
+        long start;
+        long elapsedNs;
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
+            producer.partitionsFor(targets.get(0).topic()); // metadata before the clock starts
+            start = System.nanoTime();
+            for (int i = 0; i < records; i++) {
+                TopicPartition tp = targets.get(i % targets.size());
+                long sent = System.nanoTime();
+                int n = i;
+                producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, value), (md, e) -> {
+                    ackNs[n] = System.nanoTime() - sent;
+                    if (e != null) {
+                        errors.incrementAndGet();
+                    }
+                });
+            }
+            producer.flush();
+            elapsedNs = System.nanoTime() - start;
+        }
+        double seconds = elapsedNs / 1e9;
+        Arrays.sort(ackNs);
+        System.out.printf(Locale.ROOT, "{\"records\":%d,\"partitions\":%d,\"recordsPerSec\":%.1f,\"mbPerSec\":%.2f,"
+                + "\"latencyMs\":{\"avg\":%.2f,\"p50\":%.2f,\"p99\":%.2f,\"max\":%.2f},\"errors\":%d}%n",
+            records, targets.size(), records / seconds, (double) records * size / seconds / (1024 * 1024),
+            Arrays.stream(ackNs).average().orElse(0) / 1e6, quantileMs(ackNs, 0.5), quantileMs(ackNs, 0.99),
+            ackNs[records - 1] / 1e6, errors.get());
     }
 
     /** Polls until the check returns its JSON line (printed); a check that throws is retried (a node is down). */
@@ -266,24 +362,33 @@ public final class BenchAdmin {
 
     /** The partitions of {@code topic}, or with a trailing '*' of every topic named so, by topic then number. */
     private static List<TopicPartitionInfo> partitions(Admin admin, String topic) throws Exception {
-        if (!topic.endsWith("*")) {
-            List<TopicPartitionInfo> ps = new ArrayList<>(
-                admin.describeTopics(List.of(topic)).allTopicNames().get(5, TimeUnit.SECONDS).get(topic).partitions());
-            ps.sort(Comparator.comparingInt(TopicPartitionInfo::partition));
-            return ps;
-        }
-        String prefix = topic.substring(0, topic.length() - 1);
-        List<String> names = admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
-            .filter(n -> n.startsWith(prefix)).sorted().toList();
+        return describe(admin, topic).values().stream().flatMap(List::stream).toList();
+    }
+
+    /** As {@link #partitions}, each topic's partitions under its name, the names in order. */
+    private static Map<String, List<TopicPartitionInfo>> describe(Admin admin, String topic) throws Exception {
+        List<String> names = topic.endsWith("*")
+            ? admin.listTopics().names().get(30, TimeUnit.SECONDS).stream()
+                .filter(n -> n.startsWith(topic.substring(0, topic.length() - 1))).sorted().toList()
+            : List.of(topic);
         Map<String, org.apache.kafka.clients.admin.TopicDescription> all =
             admin.describeTopics(names).allTopicNames().get(60, TimeUnit.SECONDS);
-        List<TopicPartitionInfo> ps = new ArrayList<>();
+        Map<String, List<TopicPartitionInfo>> byName = new LinkedHashMap<>();
         for (String name : names) {
             List<TopicPartitionInfo> own = new ArrayList<>(all.get(name).partitions());
             own.sort(Comparator.comparingInt(TopicPartitionInfo::partition));
-            ps.addAll(own);
+            byName.put(name, own);
         }
-        return ps;
+        return byName;
+    }
+
+    private static boolean hosts(TopicPartitionInfo p, int node) {
+        return p.replicas().stream().anyMatch(n -> n.id() == node);
+    }
+
+    /** Whether the partition's leadership can move off {@code node}: it has a replica elsewhere (not so at RF 1). */
+    private static boolean canMove(TopicPartitionInfo p, int node) {
+        return p.replicas().stream().anyMatch(n -> n.id() != node);
     }
 
     private static int leader(TopicPartitionInfo p) {
