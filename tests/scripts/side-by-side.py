@@ -153,8 +153,8 @@ WORKLOADS = [
              "3 nodes: N partitions at RF3 (topics of 10, created 100 topics a call): until every partition has a "
              "leader and a full ISR, and until every broker holds its replicas' logs; heap after a full GC and RSS "
              "(largest node); SIGKILL a node that is not the controller: until its leaderships moved, and after its "
-             "restart until it is back in every ISR; produce spread over every partition (record i to partition i "
-             "mod N, acks=all); SIGKILL the active controller: until a topic can be created and its leaderships "
+             "restart until it is back in every ISR; produce spread over every partition (acks=all, 16 KiB to each "
+             "in turn, as a sticky partitioner; 500,000 x 1 KiB or 120 s of sending); SIGKILL the active controller: until a topic can be created and its leaderships "
              "moved"),
     Workload("scale-100k-7n", 7, 1, None, 10, "scale", 100_000,
              "as scale-3n with 7 nodes (each broker and controller) and N partitions at RF1 (about 14,300 logs a "
@@ -673,9 +673,10 @@ def scale_run(tools, w, records, row, pids, controller, kill, restart):
 
 
 def produce_spread(tools, w, row):
-    """Produce spread over every partition of the scale row (record i to partition i mod N), on the full cluster."""
+    """Produce spread over every partition of the scale row, a default batch's worth (16 KiB) to each in turn, on the
+    full cluster: 500,000 records of 1 KiB, sending stopped after 120 s."""
     records = env_int("SCALE_PRODUCE_RECORDS", 500_000)
-    rc, d, _, err = tools.admin("produce-spread", "scale-*", str(records), "1024", timeout=STEP_TIMEOUT)
+    rc, d, _, err = tools.admin("produce-spread", "scale-*", str(records), "1024", "120000", timeout=STEP_TIMEOUT)
     if rc != 0 or not d or "recordsPerSec" not in d:
         raise StepFailed("producing over every partition failed: %s %s" % (d, tail(err)))
     log("%d records over %d partitions: %.0f records/s, ack p99 %.0f ms, %d errors"

@@ -61,10 +61,13 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                                                           topic of 1 partition RF 1 can be created again (a new
  *                                                           controller acts), and leadersMovedMs, as wait-leaders;
  *                                                           both watched at once
- * produce-spread BOOTSTRAP TOPIC RECORDS SIZE               RECORDS records of SIZE random bytes, acks=all
- *                                                           linger.ms=5, sent round-robin over every partition of
- *                                                           TOPIC (record i to partition i mod N): recordsPerSec and
- *                                                           the ack latency
+ * produce-spread BOOTSTRAP TOPIC RECORDS SIZE MAX_MS        RECORDS records of SIZE random bytes (acks=all,
+ *                                                           linger.ms=5, the rest the producer's defaults), spread
+ *                                                           over every partition of TOPIC one default batch's worth
+ *                                                           (16 KiB) at a time in turn, as Kafka's sticky partitioner
+ *                                                           moves on once a batch is full; sending stops after
+ *                                                           MAX_MS: recordsPerSec (acked records over the time until
+ *                                                           the last ack) and the ack latency
  * </pre>
  *
  * The two wait modes report {@code ms}, the time from T0 until the condition held. A TOPIC ending in {@code *} stands
@@ -96,7 +99,7 @@ public final class BenchAdmin {
                 case "wait-control" -> waitControl(admin, args[2], Integer.parseInt(args[3]), Long.parseLong(args[4]),
                     Long.parseLong(args[5]));
                 case "produce-spread" -> produceSpread(args[1], admin, args[2], Integer.parseInt(args[3]),
-                    Integer.parseInt(args[4]));
+                    Integer.parseInt(args[4]), Long.parseLong(args[5]));
                 default -> {
                     System.err.println("BenchAdmin: unknown mode " + mode);
                     System.exit(1);
@@ -292,7 +295,7 @@ public final class BenchAdmin {
         }
     }
 
-    private static void produceSpread(String bootstrap, Admin admin, String topic, int records, int size)
+    private static void produceSpread(String bootstrap, Admin admin, String topic, int records, int size, long maxMs)
         throws Exception {
         List<TopicPartition> targets = new ArrayList<>();
         describe(admin, topic).forEach((name, ps) -> ps.forEach(tp -> targets.add(new TopicPartition(name, tp.partition()))));
@@ -302,36 +305,42 @@ public final class BenchAdmin {
         p.put(ProducerConfig.LINGER_MS_CONFIG, "5");
         p.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
         p.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class.getName());
+        int perBatch = Math.max(1, 16384 / (size + 70)); // a record's overhead in a batch is under 70 bytes
         byte[] value = new byte[size];
         new SplittableRandom(size).nextBytes(value);
         long[] ackNs = new long[records];
         AtomicLong errors = new AtomicLong();
+        AtomicLong lastAck = new AtomicLong();
+        int sent = 0;
         long start;
-        long elapsedNs;
         try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(p)) {
             producer.partitionsFor(targets.get(0).topic()); // metadata before the clock starts
             start = System.nanoTime();
-            for (int i = 0; i < records; i++) {
-                TopicPartition tp = targets.get(i % targets.size());
-                long sent = System.nanoTime();
-                int n = i;
+            long stopAt = start + maxMs * 1_000_000;
+            for (; sent < records && System.nanoTime() < stopAt; sent++) {
+                TopicPartition tp = targets.get((sent / perBatch) % targets.size());
+                long sentNs = System.nanoTime();
+                int n = sent;
                 producer.send(new ProducerRecord<>(tp.topic(), tp.partition(), null, value), (md, e) -> {
-                    ackNs[n] = System.nanoTime() - sent;
+                    long now = System.nanoTime();
+                    ackNs[n] = now - sentNs;
+                    lastAck.accumulateAndGet(now, Math::max);
                     if (e != null) {
                         errors.incrementAndGet();
                     }
                 });
             }
             producer.flush();
-            elapsedNs = System.nanoTime() - start;
         }
-        double seconds = elapsedNs / 1e9;
-        Arrays.sort(ackNs);
-        System.out.printf(Locale.ROOT, "{\"records\":%d,\"partitions\":%d,\"recordsPerSec\":%.1f,\"mbPerSec\":%.2f,"
-                + "\"latencyMs\":{\"avg\":%.2f,\"p50\":%.2f,\"p99\":%.2f,\"max\":%.2f},\"errors\":%d}%n",
-            records, targets.size(), records / seconds, (double) records * size / seconds / (1024 * 1024),
-            Arrays.stream(ackNs).average().orElse(0) / 1e6, quantileMs(ackNs, 0.5), quantileMs(ackNs, 0.99),
-            ackNs[records - 1] / 1e6, errors.get());
+        double seconds = (lastAck.get() - start) / 1e9;
+        long[] acked = Arrays.copyOf(ackNs, sent);
+        Arrays.sort(acked);
+        System.out.printf(Locale.ROOT, "{\"records\":%d,\"partitions\":%d,\"recordsPerBatch\":%d,\"recordsPerSec\":%.1f,"
+                + "\"mbPerSec\":%.2f,\"latencyMs\":{\"avg\":%.2f,\"p50\":%.2f,\"p99\":%.2f,\"max\":%.2f},"
+                + "\"errors\":%d}%n",
+            sent, targets.size(), perBatch, sent / seconds, (double) sent * size / seconds / (1024 * 1024),
+            Arrays.stream(acked).average().orElse(0) / 1e6, quantileMs(acked, 0.5), quantileMs(acked, 0.99),
+            acked[sent - 1] / 1e6, errors.get());
     }
 
     /** Polls until the check returns its JSON line (printed); a check that throws is retried (a node is down). */
