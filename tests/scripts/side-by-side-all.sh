@@ -9,7 +9,7 @@ ROUNDS=${ROUNDS:-3}
 OUT=${OUT:-side-by-side-$(date +%Y%m%d-%H%M)}
 CLONE=${CLONE:-$(cd "$HERE/../.." && pwd)}
 mkdir -p "$OUT"
-WL=${WL:-$(python3 "$HERE/side-by-side.py" list | cut -f1 | grep -v '^produce-3n-rate$' | tr '\n' ' ')}
+WL=${WL:-$(python3 "$HERE/side-by-side.py" list | cut -f1 | tr '\n' ' ')}
 for w in $WL; do
   echo "$(date +%T) $w (load $(cut -d' ' -f1 /proc/loadavg))" >> "$OUT/progress"
   python3 "$HERE/peak-rss.py" -- python3 "$HERE/side-by-side.py" "$w" --rounds "$ROUNDS" --raftline "$CLONE" \

@@ -34,9 +34,14 @@ abstract class MappedIndex {
     /**
      * The file, open only while this index is written or resized (null otherwise): a mapping stays valid without its
      * descriptor, so the indexes of segments no longer written, and of new logs not written yet, hold none — a log
-     * holds one descriptor per segment (its .log), as Kafka's do, not three.
+     * holds one descriptor per segment (its .log), as Kafka's do, not three. An active index keeps it between
+     * entries only within the process's {@link IndexDescriptors} budget.
      */
     private RandomAccessFile raf;
+    /** The budget a descriptor kept open while written counts against. */
+    private final IndexDescriptors descriptors;
+    /** Whether {@link #raf} holds one of {@link #descriptors}' budget (taken by a write, given back on release). */
+    private boolean kept;
     protected volatile MappedByteBuffer mmap;
     protected volatile int entries;
     private int maxEntries;
@@ -48,8 +53,10 @@ abstract class MappedIndex {
      * Opens or creates the index. An existing file's entries are its length / entry size (a trimmed file); callers
      * check it with {@link #isSane(long)} or rebuild it.
      */
-    MappedIndex(Path file, long baseOffset, int maxIndexBytes, int entrySize) throws IOException {
+    MappedIndex(Path file, long baseOffset, int maxIndexBytes, int entrySize, IndexDescriptors descriptors)
+        throws IOException {
         this.entrySize = entrySize;
+        this.descriptors = descriptors;
         this.baseOffset = baseOffset;
         this.entryBuffer = ByteBuffer.allocate(entrySize);
         this.file = file;
@@ -78,6 +85,10 @@ abstract class MappedIndex {
         if (raf != null) {
             RandomAccessFile open = raf;
             raf = null;
+            if (kept) {
+                kept = false;
+                descriptors.give();
+            }
             open.close();
         }
     }
@@ -166,10 +177,25 @@ abstract class MappedIndex {
         if (entry.remaining() != entrySize) {
             throw new IllegalStateException("an index entry of " + entry.remaining() + " bytes, not " + entrySize);
         }
+        if (!kept && descriptors.tryTake()) {
+            try {
+                opened();
+            } catch (IOException e) {
+                descriptors.give();
+                throw e;
+            }
+            kept = true;
+        }
         FileChannel channel = opened().getChannel();
         long pos = (long) index * entrySize;
-        while (entry.hasRemaining()) {
-            pos += channel.write(entry, pos);
+        try {
+            while (entry.hasRemaining()) {
+                pos += channel.write(entry, pos);
+            }
+        } finally {
+            if (!kept) {
+                release(); // the budget is spent: this entry's descriptor goes with it
+            }
         }
     }
 

@@ -23,7 +23,11 @@ final class OffsetIndex extends MappedIndex {
     }
 
     OffsetIndex(Path file, long baseOffset, int maxIndexBytes) throws IOException {
-        super(file, baseOffset, maxIndexBytes, ENTRY_SIZE);
+        this(file, baseOffset, maxIndexBytes, IndexDescriptors.PROCESS);
+    }
+
+    OffsetIndex(Path file, long baseOffset, int maxIndexBytes, IndexDescriptors descriptors) throws IOException {
+        super(file, baseOffset, maxIndexBytes, ENTRY_SIZE, descriptors);
     }
 
     @Override

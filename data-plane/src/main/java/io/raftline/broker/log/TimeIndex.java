@@ -23,7 +23,11 @@ final class TimeIndex extends MappedIndex {
     }
 
     TimeIndex(Path file, long baseOffset, int maxIndexBytes) throws IOException {
-        super(file, baseOffset, maxIndexBytes, ENTRY_SIZE);
+        this(file, baseOffset, maxIndexBytes, IndexDescriptors.PROCESS);
+    }
+
+    TimeIndex(Path file, long baseOffset, int maxIndexBytes, IndexDescriptors descriptors) throws IOException {
+        super(file, baseOffset, maxIndexBytes, ENTRY_SIZE, descriptors);
     }
 
     @Override

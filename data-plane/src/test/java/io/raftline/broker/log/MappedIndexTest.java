@@ -2,9 +2,12 @@ package io.raftline.broker.log;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -86,5 +89,63 @@ class MappedIndexTest {
         assertThat(index.lastEntry()).isEqualTo(new OffsetIndex.Position(12, 150));
         assertThat(index.lookup(25)).isEqualTo(new OffsetIndex.Position(12, 150));
         index.close();
+    }
+
+    /**
+     * Indexes written while the descriptor budget is spent open their file per entry and close it again: at 10,000
+     * partitions written at once a node ran out of descriptors (three a partition) and its log dir went offline.
+     */
+    @Test
+    void indexesKeepTheirDescriptorsOnlyWithinTheBudget() throws Exception {
+        IndexDescriptors budget = new IndexDescriptors(4);
+        List<OffsetIndex> indexes = new ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            indexes.add(new OffsetIndex(tmp.resolve(i + ".index"), 100, 4096, budget));
+        }
+        assertThat(openIndexFiles()).isZero();
+        for (int round = 0; round < 3; round++) {
+            for (OffsetIndex index : indexes) {
+                index.append(100 + round * 10, round * 1000);
+            }
+            assertThat(openIndexFiles()).as("round %d", round).isEqualTo(4);
+            assertThat(budget.held()).isEqualTo(4);
+        }
+        for (OffsetIndex index : indexes) {
+            assertThat(index.entries()).isEqualTo(3);
+            assertThat(index.lookup(115)).isEqualTo(new OffsetIndex.Position(110, 1000));
+            assertThat(index.lastEntry()).isEqualTo(new OffsetIndex.Position(120, 2000));
+        }
+        for (OffsetIndex index : indexes) {
+            index.close();
+        }
+        assertThat(openIndexFiles()).isZero();
+        assertThat(budget.held()).as("every descriptor given back").isZero();
+        OffsetIndex reopened = new OffsetIndex(tmp.resolve("9.index"), 100, 4096, budget);
+        assertThat(reopened.entries()).as("an index written without a kept descriptor").isEqualTo(3);
+        assertThat(reopened.lookup(125)).isEqualTo(new OffsetIndex.Position(120, 2000));
+        reopened.close();
+    }
+
+    @Test
+    void theProcessBudgetIsATenthOfTheDescriptorLimitWithinBounds() {
+        assertThat(IndexDescriptors.forLimit(1024)).isEqualTo(102);
+        assertThat(IndexDescriptors.forLimit(20_000)).isEqualTo(2000);
+        assertThat(IndexDescriptors.forLimit(1_048_576)).isEqualTo(2048);
+        assertThat(IndexDescriptors.forLimit(50)).isEqualTo(16);
+    }
+
+    /** Descriptors this process holds on files in {@code tmp} (Linux: /proc/self/fd). */
+    private long openIndexFiles() throws IOException {
+        long n = 0;
+        try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                try {
+                    n += tmp.equals(Files.readSymbolicLink(fd).getParent()) ? 1 : 0;
+                } catch (IOException gone) {
+                    // closed between the listing and the read (another thread's descriptor)
+                }
+            }
+        }
+        return n;
     }
 }
