@@ -20,6 +20,7 @@ import io.raftline.protocol.controller.ElectLeadersResponse;
 import io.raftline.protocol.controller.ElectionType;
 import java.io.File;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -237,13 +238,14 @@ final class KafkaAdminApis {
         return Unary.call(service::describeLogs, ours.build()).thenApply(r -> describeLogDirsResponse(r, request.version()));
     }
 
-    private static ApiMessage describeLogDirsResponse(DescribeLogsResponse r, short version) {
+    static ApiMessage describeLogDirsResponse(DescribeLogsResponse r, short version) {
         DescribeLogDirsResponseData out = new DescribeLogDirsResponseData();
         if (r.getError().getCode() != ErrorCode.NONE) {
             // v3+ carry the whole request's error; before, Kafka answers with no directories
             return out.setErrorCode(version >= 3 ? KafkaApis.code(r.getError()) : Errors.NONE.code());
         }
         Map<String, DescribeLogDirsResponseData.DescribeLogDirsResult> byDir = new LinkedHashMap<>();
+        Map<List<String>, DescribeLogDirsResponseData.DescribeLogDirsTopic> byDirAndTopic = new HashMap<>();
         for (DescribeLogsResponse.ReplicaLog log : r.getReplicasList()) {
             if (log.getError().getCode() != ErrorCode.NONE || log.getLogDir().isEmpty()) {
                 continue; // a replica this broker does not hold is in no directory (as Kafka leaves it out)
@@ -253,12 +255,13 @@ final class KafkaAdminApis {
                 return new DescribeLogDirsResponseData.DescribeLogDirsResult().setLogDir(d)
                     .setErrorCode(Errors.NONE.code()).setTotalBytes(f.getTotalSpace()).setUsableBytes(f.getUsableSpace());
             });
-            DescribeLogDirsResponseData.DescribeLogDirsTopic topic = dir.topics().stream()
-                .filter(t -> t.name().equals(log.getTopic())).findFirst().orElse(null);
-            if (topic == null) {
-                topic = new DescribeLogDirsResponseData.DescribeLogDirsTopic().setName(log.getTopic());
-                dir.topics().add(topic);
-            }
+            DescribeLogDirsResponseData.DescribeLogDirsTopic topic = byDirAndTopic.computeIfAbsent(
+                List.of(log.getLogDir(), log.getTopic()), k -> {
+                    DescribeLogDirsResponseData.DescribeLogDirsTopic t =
+                        new DescribeLogDirsResponseData.DescribeLogDirsTopic().setName(log.getTopic());
+                    dir.topics().add(t);
+                    return t;
+                });
             topic.partitions().add(new DescribeLogDirsResponseData.DescribeLogDirsPartition()
                 .setPartitionIndex(log.getPartition()).setPartitionSize(log.getSizeBytes())
                 .setOffsetLag(Math.max(0, log.getHighWatermark() - log.getLogEndOffset())).setIsFutureKey(false));
