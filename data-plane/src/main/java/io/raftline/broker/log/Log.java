@@ -8,6 +8,7 @@ import io.raftline.record.TimestampType;
 import io.raftline.record.ValidationResult;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -691,6 +692,25 @@ public final class Log {
      * they hold unsynced changes, then raises the recovery point to it: everything the loader trusts below the
      * recovery point (batches, their epochs, the topic id) is durable first.
      */
+    /**
+     * Flushes segments listed under the lock, outside it. A segment deleted meanwhile (retention, truncation, a
+     * cleaner's swap) has closed its channel and has nothing left to flush: it is skipped; a closed channel of a
+     * segment still in the log is an error.
+     */
+    void flushSegments(List<LogSegment> listed) throws IOException {
+        for (LogSegment s : listed) {
+            try {
+                s.flush();
+            } catch (ClosedChannelException e) {
+                synchronized (lock) {
+                    if (segments.get(s.baseOffset()) == s) {
+                        throw e;
+                    }
+                }
+            }
+        }
+    }
+
     void flushUpTo(long offset) {
         List<LogSegment> toFlush;
         long target;
@@ -710,9 +730,7 @@ public final class Log {
             truncationsSeen = truncations;
         }
         try {
-            for (LogSegment s : toFlush) {
-                s.flush();
-            }
+            flushSegments(toFlush);
             syncMetadataFiles();
         } catch (IOException e) {
             if (!closed) {

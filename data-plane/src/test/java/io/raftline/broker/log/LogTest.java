@@ -320,6 +320,28 @@ class LogTest {
         }
     }
 
+    /**
+     * A flush works on segments listed under the log's lock, outside it (a roll's flush runs on the scheduler); a
+     * segment deleted meanwhile (retention, truncation) has nothing left to flush. Its closed channel took the whole
+     * log offline before ({@code LogModelTest} found it in a full suite: "I/O error during flush; the log goes
+     * offline", ClosedChannelException from a roll's flush).
+     */
+    @Test
+    void aFlushOfSegmentsDeletedMeanwhileLeavesTheLogOnline() throws Exception {
+        try (LogFixture f = new LogFixture(tmp, Map.of(LogConfig.SEGMENT_BYTES, "500"))) {
+            for (int i = 0; i < 20; i++) {
+                f.log.appendAsLeader(TestBatches.batch(2, "t" + i, 1000L + i * 10), 0);
+            }
+            List<LogSegment> listed = new java.util.ArrayList<>(f.log.segments.values());
+            assertThat(listed).hasSizeGreaterThan(2);
+            f.log.truncateFullyAndStartAt(5000);
+            f.log.flushSegments(listed);
+            f.log.appendAsLeader(TestBatches.batch(2, "after", 2000L), 0);
+            f.log.flushUpTo(f.log.logEndOffset());
+            assertThat(f.log.logEndOffset()).isEqualTo(5002);
+        }
+    }
+
     /** The names of the files in {@code dir} this process holds open (Linux: /proc/self/fd). */
     private static List<String> descriptorsInto(Path dir) throws IOException {
         List<String> out = new java.util.ArrayList<>();
