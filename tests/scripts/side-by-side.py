@@ -154,8 +154,8 @@ WORKLOADS = [
              "leader and a full ISR, and until every broker holds its replicas' logs; heap after a full GC and RSS "
              "(largest node); SIGKILL a node that is not the controller: until its leaderships moved, and after its "
              "restart until it is back in every ISR; produce spread over every partition (acks=all, 16 KiB to each "
-             "in turn, as a sticky partitioner; 500,000 x 1 KiB or 120 s of sending); SIGKILL the active controller: until a topic can be created and its leaderships "
-             "moved"),
+             "in turn, as a sticky partitioner; 500,000 x 1 KiB or 120 s of sending); SIGKILL the active "
+             "controller: until a topic can be created and its leaderships moved"),
     Workload("scale-100k-7n", 7, 1, None, 10, "scale", 100_000,
              "as scale-3n with 7 nodes (each broker and controller) and N partitions at RF1 (about 14,300 logs a "
              "node: one node's open files and memory maps stay below this machine's limits); at RF1 a killed node's "
@@ -635,7 +635,7 @@ def scale_run(tools, w, records, row, pids, controller, kill, restart):
     row.update(partitions=d["partitions"], createMs=d["createMs"], settleMs=d["settleMs"], logsMs=d["logsMs"])
     row.update(heapAfterGcMb=max(heap_after_gc_mb(p) for p in pids.values()),
                rssMb=max(rss_mb(p) for p in pids.values()))
-    produce_spread(tools, w, row)
+    produce_spread(tools, row)
     ctrl = controller()
     rc, v, _, err = tools.admin("victim", "scale-*", "leader-not-controller", *([str(ctrl)] if ctrl is not None else []),
                                 timeout=120)
@@ -672,7 +672,7 @@ def scale_run(tools, w, records, row, pids, controller, kill, restart):
                controlLeadersMovedMs=c["leadersMovedMs"] if w.rf > 1 else None)
 
 
-def produce_spread(tools, w, row):
+def produce_spread(tools, row):
     """Produce spread over every partition of the scale row, a default batch's worth (16 KiB) to each in turn, on the
     full cluster: 500,000 records of 1 KiB, sending stopped after 120 s."""
     records = env_int("SCALE_PRODUCE_RECORDS", 500_000)

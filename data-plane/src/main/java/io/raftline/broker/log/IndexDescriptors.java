@@ -62,8 +62,4 @@ final class IndexDescriptors {
     int held() {
         return held.get();
     }
-
-    int capacity() {
-        return capacity;
-    }
 }

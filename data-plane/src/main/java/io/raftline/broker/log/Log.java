@@ -692,25 +692,6 @@ public final class Log {
      * they hold unsynced changes, then raises the recovery point to it: everything the loader trusts below the
      * recovery point (batches, their epochs, the topic id) is durable first.
      */
-    /**
-     * Flushes segments listed under the lock, outside it. A segment deleted meanwhile (retention, truncation, a
-     * cleaner's swap) has closed its channel and has nothing left to flush: it is skipped; a closed channel of a
-     * segment still in the log is an error.
-     */
-    void flushSegments(List<LogSegment> listed) throws IOException {
-        for (LogSegment s : listed) {
-            try {
-                s.flush();
-            } catch (ClosedChannelException e) {
-                synchronized (lock) {
-                    if (segments.get(s.baseOffset()) == s) {
-                        throw e;
-                    }
-                }
-            }
-        }
-    }
-
     void flushUpTo(long offset) {
         List<LogSegment> toFlush;
         long target;
@@ -742,6 +723,25 @@ public final class Log {
             // A truncation meanwhile may have cut below target and written other batches there, unflushed.
             if (truncations == truncationsSeen && target > recoveryPoint) {
                 recoveryPoint = Math.min(target, end.offset());
+            }
+        }
+    }
+
+    /**
+     * Flushes segments listed under the lock, outside it. A segment deleted meanwhile (retention, truncation, a
+     * cleaner's swap) has closed its channel and has nothing left to flush: it is skipped; a closed channel of a
+     * segment still in the log is an error.
+     */
+    void flushSegments(List<LogSegment> listed) throws IOException {
+        for (LogSegment s : listed) {
+            try {
+                s.flush();
+            } catch (ClosedChannelException e) {
+                synchronized (lock) {
+                    if (segments.get(s.baseOffset()) == s) {
+                        throw e;
+                    }
+                }
             }
         }
     }

@@ -255,7 +255,7 @@ public final class BenchAdmin {
         throws Exception {
         poll(timeoutMs, () -> {
             for (TopicPartitionInfo p : partitions(admin, topic)) {
-                boolean holds = leaders ? !canMove(p, node) || leader(p) >= 0 && leader(p) != node
+                boolean holds = leaders ? movedOff(p, node)
                     : !hosts(p, node) || leader(p) >= 0 && p.isr().stream().anyMatch(n -> n.id() == node);
                 if (!holds) {
                     return null;
@@ -282,7 +282,7 @@ public final class BenchAdmin {
             }));
             Future<String> moved = threads.submit(() -> pollQuietly(timeoutMs, () -> {
                 for (TopicPartitionInfo p : partitions(admin, topic)) {
-                    if (canMove(p, node) && (leader(p) < 0 || leader(p) == node)) {
+                    if (!movedOff(p, node)) {
                         return null;
                     }
                 }
@@ -395,9 +395,13 @@ public final class BenchAdmin {
         return p.replicas().stream().anyMatch(n -> n.id() == node);
     }
 
-    /** Whether the partition's leadership can move off {@code node}: it has a replica elsewhere (not so at RF 1). */
-    private static boolean canMove(TopicPartitionInfo p, int node) {
-        return p.replicas().stream().anyMatch(n -> n.id() != node);
+    /**
+     * Whether the partition is led by a node other than {@code node}, or cannot be: it has no replica elsewhere (at
+     * RF 1 a dead node's partitions have nowhere to move).
+     */
+    private static boolean movedOff(TopicPartitionInfo p, int node) {
+        boolean canMove = p.replicas().stream().anyMatch(n -> n.id() != node);
+        return !canMove || leader(p) >= 0 && leader(p) != node;
     }
 
     private static int leader(TopicPartitionInfo p) {
