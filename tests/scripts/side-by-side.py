@@ -154,7 +154,8 @@ WORKLOADS = [
              "leader and a full ISR, and until every broker holds its replicas' logs; heap after a full GC and RSS "
              "(largest node); SIGKILL a node that is not the controller: until its leaderships moved, and after its "
              "restart until it is back in every ISR; produce spread over every partition (acks=all, 16 KiB to each "
-             "in turn, as a sticky partitioner; 500,000 x 1 KiB or 120 s of sending); SIGKILL the active "
+             "in turn, as a sticky partitioner; 500,000 x 1 KiB or 120 s of sending); metadata propagation (50 "
+             "topics created one by one, each until every broker's Metadata shows it led); SIGKILL the active "
              "controller: until a topic can be created and its leaderships moved"),
     Workload("scale-100k-7n", 7, 1, None, 10, "scale", 100_000,
              "as scale-3n with 7 nodes (each broker and controller) and N partitions at RF1 (about 14,300 logs a "
@@ -178,7 +179,8 @@ OTHERS = {"produce": [("mbPerSec", True), ("latencyMs.avg", False), ("latencyMs.
                           ("connectMs.p99", False), ("rssOpenMb", False)],
           "scale": [("createMs", False), ("logsMs", False), ("heapAfterGcMb", False), ("rssMb", False), ("leadersMovedMs", False),
                     ("rejoinIsrMs", False), ("spreadRecordsPerSec", True), ("spreadLatencyMs.p99", False),
-                    ("controlCreateMs", False), ("controlLeadersMovedMs", False)]}
+                    ("propagationMs.p50", False), ("propagationMs.p99", False), ("controlCreateMs", False),
+                    ("controlLeadersMovedMs", False)]}
 RATE_HEADLINE = ("latencyMs.p99", False)
 RATE_OTHERS = [("recordsPerSec", True), ("latencyMs.p50", False), ("latencyMs.avg", False), ("latencyMs.p999", False),
                ("latencyMs.max", False)]
@@ -636,6 +638,7 @@ def scale_run(tools, w, records, row, pids, controller, kill, restart):
     row.update(heapAfterGcMb=max(heap_after_gc_mb(p) for p in pids.values()),
                rssMb=max(rss_mb(p) for p in pids.values()))
     produce_spread(tools, row)
+    metadata_propagation(tools, w, row)
     ctrl = controller()
     rc, v, _, err = tools.admin("victim", "scale-*", "leader-not-controller", *([str(ctrl)] if ctrl is not None else []),
                                 timeout=120)
@@ -682,6 +685,17 @@ def produce_spread(tools, row):
     log("%d records over %d partitions: %.0f records/s, ack p99 %.0f ms, %d errors"
         % (d["records"], d["partitions"], d["recordsPerSec"], d["latencyMs"]["p99"], d["errors"]))
     row.update(spreadRecordsPerSec=d["recordsPerSec"], spreadLatencyMs=d["latencyMs"], spreadErrors=d["errors"])
+
+
+def metadata_propagation(tools, w, row):
+    """50 topics of 1 partition created one after another onto the full cluster, each timed from the createTopics
+    call until every broker's own Metadata answer shows it led."""
+    rc, d, _, err = tools.admin("propagation", "probe-", "50", str(w.rf), timeout=STEP_TIMEOUT)
+    if rc != 0 or not d or "propagationMs" not in d:
+        raise StepFailed("timing metadata propagation failed: %s %s" % (d, tail(err)))
+    log("metadata propagation to all %d brokers: p50 %.1f ms, p99 %.1f ms (the create call p50 %.1f ms)"
+        % (d["brokers"], d["propagationMs"]["p50"], d["propagationMs"]["p99"], d["createMs"]["p50"]))
+    row.update(propagationMs=d["propagationMs"], probeCreateMs=d["createMs"])
 
 
 def kafka_scale(cluster, w, records, row):

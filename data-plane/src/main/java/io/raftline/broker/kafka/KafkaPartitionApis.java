@@ -14,6 +14,7 @@ import io.raftline.protocol.broker.TopicMetadata;
 import io.raftline.protocol.controller.AlterPartitionReassignmentsRequest;
 import io.raftline.protocol.controller.AlterPartitionReassignmentsResponse;
 import io.raftline.protocol.metadata.IntList;
+import java.util.AbstractList;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -118,7 +119,18 @@ final class KafkaPartitionApis {
         MetadataImage image = served.current();
         List<String> names = new ArrayList<>(everyTopic ? image.topicIdsByName().keySet() : asked);
         names.sort(Comparator.naturalOrder());
-        List<Integer> counts = names.stream().map(n -> image.topic(n).map(t -> t.partitions().size()).orElse(0)).toList();
+        // looked up only for the topics page() reaches: the page's own and the one after it
+        List<Integer> counts = new AbstractList<>() {
+            @Override
+            public Integer get(int i) {
+                return image.topic(names.get(i)).map(t -> t.partitions().size()).orElse(0);
+            }
+
+            @Override
+            public int size() {
+                return names.size();
+            }
+        };
         Cursor cursor = req.cursor() == null ? null : new Cursor(req.cursor().topicName(), req.cursor().partitionIndex());
         Page page = page(names, counts, cursor, req.responsePartitionLimit());
         if (page.slices().isEmpty()) {

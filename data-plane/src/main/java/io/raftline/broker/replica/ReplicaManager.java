@@ -393,7 +393,10 @@ public final class ReplicaManager implements AutoCloseable {
      */
     public List<OfflineReplica> offlineReplicas() {
         List<OfflineReplica> out = new ArrayList<>();
-        for (Partition partition : partitions.values()) {
+        // A log goes offline only with its whole dir (LogManager takes the dir offline on a log's first I/O error),
+        // so while every dir is online no log need be looked at: this runs at every heartbeat, over every replica.
+        boolean anyDirOffline = !logManager.offlineDirs().isEmpty();
+        for (Partition partition : anyDirOffline ? partitions.values() : List.<Partition>of()) {
             TopicPartition tp = partition.topicPartition();
             Log log = logManager.getLog(tp.topic(), tp.partition()).orElse(null);
             Uuid id = partition.topicId() != null ? partition.topicId()

@@ -2,7 +2,10 @@ package io.raftline.broker.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MultiGauge;
+import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.raftline.broker.replica.ReplicaManagerFixture;
 import java.nio.file.Path;
@@ -98,5 +101,30 @@ class PartitionMetricsTest {
 
     private static long rows(SimpleMeterRegistry registry, String name) {
         return registry.getMeters().stream().map(Meter::getId).filter(id -> id.getName().equals(name)).count();
+    }
+
+    @Test
+    void aRefreshWithTheSameRowsSetsTheirValuesWithoutRegisteringThemAgain() {
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        PartitionMetrics.Series series = new PartitionMetrics.Series(MultiGauge.builder("g").register(registry));
+        series.put("a", () -> Tags.of("topic", "a"), 1);
+        series.put("b", () -> Tags.of("topic", "b"), 2);
+        assertThat(series.publish()).isTrue();
+        Gauge a = registry.get("g").tag("topic", "a").gauge();
+        series.put("a", () -> Tags.of("topic", "a"), 10);
+        series.put("b", () -> Tags.of("topic", "b"), 20);
+        assertThat(series.publish()).as("the same rows: values set in place").isFalse();
+        assertThat(registry.get("g").tag("topic", "a").gauge()).isSameAs(a);
+        assertThat(a.value()).isEqualTo(10.0);
+        assertThat(registry.get("g").tag("topic", "b").gauge().value()).isEqualTo(20.0);
+        series.put("b", () -> Tags.of("topic", "b"), 30);
+        assertThat(series.publish()).as("a row gone: registered anew").isTrue();
+        assertThat(registry.find("g").tag("topic", "a").gauge()).isNull();
+        assertThat(registry.get("g").tag("topic", "b").gauge().value()).isEqualTo(30.0);
+        series.put("b", () -> Tags.of("topic", "b"), 31);
+        series.put("c", () -> Tags.of("topic", "c"), 3);
+        assertThat(series.publish()).as("a row added").isTrue();
+        assertThat(registry.get("g").tag("topic", "b").gauge().value()).isEqualTo(31.0);
+        assertThat(registry.get("g").tag("topic", "c").gauge().value()).isEqualTo(3.0);
     }
 }

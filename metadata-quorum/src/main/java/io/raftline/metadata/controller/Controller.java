@@ -54,6 +54,9 @@ public final class Controller {
     private final TopicControl topics;
     private final PartitionControl partitions;
     private long nextBalanceCheckMs;
+    /** The image on which offline elections and reassignment completions last found nothing to do; see periodic. */
+    private MetadataImage quietImage;
+    private long quietOfflineVersion = -1;
 
     public Controller(ControllerConfig config, String clusterId, Time time, RandomGenerator random) {
         this.config = config;
@@ -185,13 +188,20 @@ public final class Controller {
         if (!out.isEmpty()) {
             return out;
         }
-        out = partitions.electOffline(image, PartitionControl.activeIn(image));
-        if (!out.isEmpty()) {
-            return out;
-        }
-        out = partitions.completeReassignments(image);
-        if (!out.isEmpty()) {
-            return out;
+        // Both scan every partition, and at idle every tick (100 ms) sees the same image: a scan that found nothing
+        // is not repeated until the image or the offline replicas change (the image is immutable, so a new one is
+        // a new object; projected images share the committed one's index, so the index would not do).
+        if (image != quietImage || partitions.offlineVersion() != quietOfflineVersion) {
+            out = partitions.electOffline(image, PartitionControl.activeIn(image));
+            if (!out.isEmpty()) {
+                return out;
+            }
+            out = partitions.completeReassignments(image);
+            if (!out.isEmpty()) {
+                return out;
+            }
+            quietImage = image;
+            quietOfflineVersion = partitions.offlineVersion();
         }
         if (config.autoLeaderRebalanceEnable() && now >= nextBalanceCheckMs) {
             nextBalanceCheckMs = now + config.leaderImbalanceCheckIntervalSeconds() * 1000;

@@ -47,6 +47,8 @@ final class PartitionControl {
      * heartbeat interval; a new registration (the broker restarted) clears it.
      */
     private final Map<Integer, Set<TopicIdPartition>> offlineReplicas = new HashMap<>();
+    /** Bumped whenever {@link #offlineReplicas} changes: decisions that read it are stale once it moved. */
+    private long offlineVersion;
 
     PartitionControl(ControllerConfig config) {
         this.config = config;
@@ -69,11 +71,19 @@ final class PartitionControl {
     /** Forgets every broker's offline replicas (a new controller term). */
     void clearOfflineReplicas() {
         offlineReplicas.clear();
+        offlineVersion++;
     }
 
     /** Forgets one broker's offline replicas (it registered again, so its dirs were checked at start). */
     void clearOfflineReplicas(int brokerId) {
-        offlineReplicas.remove(brokerId);
+        if (offlineReplicas.remove(brokerId) != null) {
+            offlineVersion++;
+        }
+    }
+
+    /** Changes whenever the offline replicas known to this controller change. */
+    long offlineVersion() {
+        return offlineVersion;
     }
 
     /**
@@ -85,10 +95,12 @@ final class PartitionControl {
      */
     List<MetadataRecord> setOfflineReplicas(MetadataImage image, int brokerId, Set<TopicIdPartition> reported) {
         if (reported.isEmpty()) {
-            offlineReplicas.remove(brokerId);
+            clearOfflineReplicas(brokerId);
             return List.of();
         }
-        offlineReplicas.put(brokerId, Set.copyOf(reported));
+        if (!reported.equals(offlineReplicas.put(brokerId, Set.copyOf(reported)))) {
+            offlineVersion++;
+        }
         List<MetadataRecord> out = new ArrayList<>();
         for (TopicIdPartition tip : reported) {
             TopicImage t = image.topic(tip.topicId()).orElse(null);

@@ -123,6 +123,26 @@ class OfflineLogDirTest {
     }
 
     @Test
+    void aReportThatNoLongerNamesTheSoleReplicaLetsTheNextPeriodicCheckElectItOnTheSameImage() {
+        ControllerTestContext ctx = new ControllerTestContext();
+        ctx.startBrokers(3);
+        ctx.createTopic("single", 3, 1, Map.of());
+        int partition = ctx.topic("single").partitions().entrySet().stream().filter(e -> e.getValue().leader() == VICTIM)
+            .findFirst().orElseThrow().getKey();
+        reportOffline(ctx, VICTIM, List.of(replica(ctx, "single", partition)));
+        ctx.settle();
+        assertThat(ctx.partition("single", partition).leader()).isEqualTo(PartitionRegistration.NO_LEADER);
+        assertThat(ctx.controller.periodic(ctx.image)).as("nothing to do on this image").isEmpty();
+
+        // the broker's next heartbeat reports no offline replica: the image does not change, the decision does
+        var image = ctx.image;
+        reportOffline(ctx, VICTIM, List.of());
+        assertThat(ctx.image).isSameAs(image);
+        ctx.settle();
+        assertThat(ctx.partition("single", partition).leader()).isEqualTo(VICTIM);
+    }
+
+    @Test
     void aLeaderCannotAddAReplicaThatIsInAnOfflineDirBackToTheIsr() {
         ControllerTestContext ctx = new ControllerTestContext();
         ctx.startBrokers(3);

@@ -1,5 +1,13 @@
 package io.raftline.kafkabench;
 
+import java.io.BufferedInputStream;
+import java.io.BufferedOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -27,6 +35,13 @@ import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
 import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.message.MetadataRequestData;
+import org.apache.kafka.common.message.MetadataResponseData;
+import org.apache.kafka.common.protocol.ApiKeys;
+import org.apache.kafka.common.protocol.ByteBufferAccessor;
+import org.apache.kafka.common.requests.MetadataRequest;
+import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.ResponseHeader;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -68,6 +83,11 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                                                           moves on once a batch is full; sending stops after
  *                                                           MAX_MS: recordsPerSec (acked records over the time until
  *                                                           the last ack) and the ack latency
+ * propagation BOOTSTRAP PREFIX PROBES RF                    PROBES topics of 1 partition (PREFIX0, ...) created one
+ *                                                           after another; each timed from the createTopics call
+ *                                                           until every broker's own Metadata answer (asked of each
+ *                                                           broker directly, every millisecond) shows it led:
+ *                                                           propagationMs p50/p99/max, and the createTopics call
  * </pre>
  *
  * The two wait modes report {@code ms}, the time from T0 until the condition held. A TOPIC ending in {@code *} stands
@@ -100,6 +120,7 @@ public final class BenchAdmin {
                     Long.parseLong(args[5]));
                 case "produce-spread" -> produceSpread(args[1], admin, args[2], Integer.parseInt(args[3]),
                     Integer.parseInt(args[4]), Long.parseLong(args[5]));
+                case "propagation" -> propagation(admin, args[2], Integer.parseInt(args[3]), Short.parseShort(args[4]));
                 default -> {
                     System.err.println("BenchAdmin: unknown mode " + mode);
                     System.exit(1);
@@ -341,6 +362,92 @@ public final class BenchAdmin {
             sent, targets.size(), perBatch, sent / seconds, (double) sent * size / seconds / (1024 * 1024),
             Arrays.stream(acked).average().orElse(0) / 1e6, quantileMs(acked, 0.5), quantileMs(acked, 0.99),
             acked[sent - 1] / 1e6, errors.get());
+    }
+
+    /**
+     * Metadata propagation: the time from a createTopics call until every broker knows the new topic's leader, each
+     * broker asked on its own connection (the Admin client would send Metadata to whichever node it likes).
+     */
+    private static void propagation(Admin admin, String prefix, int probes, short rf) throws Exception {
+        List<BrokerMetadata> brokers = new ArrayList<>();
+        for (Node n : admin.describeCluster().nodes().get(10, TimeUnit.SECONDS)) {
+            brokers.add(new BrokerMetadata(n.host(), n.port()));
+        }
+        long[] createNs = new long[probes];
+        long[] propagationNs = new long[probes];
+        try {
+            for (int i = 0; i < probes; i++) {
+                String topic = prefix + i;
+                long t0 = System.nanoTime();
+                admin.createTopics(List.of(new NewTopic(topic, 1, rf))).all().get(30, TimeUnit.SECONDS);
+                createNs[i] = System.nanoTime() - t0;
+                List<BrokerMetadata> waiting = new ArrayList<>(brokers);
+                long deadline = t0 + TimeUnit.SECONDS.toNanos(60);
+                while (!waiting.isEmpty()) {
+                    waiting.removeIf(b -> b.leads(topic));
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException(waiting.size() + " broker(s) never showed " + topic + " led");
+                    }
+                    if (!waiting.isEmpty()) {
+                        Thread.sleep(1);
+                    }
+                }
+                propagationNs[i] = System.nanoTime() - t0;
+            }
+        } finally {
+            for (BrokerMetadata b : brokers) {
+                b.close();
+            }
+        }
+        Arrays.sort(createNs);
+        Arrays.sort(propagationNs);
+        System.out.printf(Locale.ROOT, "{\"probes\":%d,\"brokers\":%d,\"propagationMs\":{\"p50\":%.1f,\"p99\":%.1f,"
+                + "\"max\":%.1f},\"createMs\":{\"p50\":%.1f,\"p99\":%.1f}}%n", probes, brokers.size(),
+            quantileMs(propagationNs, 0.5), quantileMs(propagationNs, 0.99), propagationNs[probes - 1] / 1e6,
+            quantileMs(createNs, 0.5), quantileMs(createNs, 0.99));
+    }
+
+    /** One broker's Metadata over a connection of its own, in Kafka's protocol (request v12). */
+    private static final class BrokerMetadata implements AutoCloseable {
+        private static final short VERSION = 12;
+        private final Socket socket;
+        private final DataOutputStream out;
+        private final DataInputStream in;
+        private int correlation;
+
+        BrokerMetadata(String host, int port) throws IOException {
+            socket = new Socket(host, port);
+            socket.setTcpNoDelay(true);
+            out = new DataOutputStream(new BufferedOutputStream(socket.getOutputStream()));
+            in = new DataInputStream(new BufferedInputStream(socket.getInputStream()));
+        }
+
+        /** Whether this broker's Metadata shows {@code topic} with a leader for each of its partitions. */
+        boolean leads(String topic) {
+            try {
+                MetadataRequestData data = new MetadataRequestData().setAllowAutoTopicCreation(false)
+                    .setTopics(List.of(new MetadataRequestData.MetadataRequestTopic().setName(topic)));
+                ByteBuffer request = new MetadataRequest(data, VERSION).serializeWithHeader(
+                    new RequestHeader(ApiKeys.METADATA, VERSION, "bench-propagation", ++correlation));
+                out.writeInt(request.remaining());
+                out.write(request.array(), request.arrayOffset() + request.position(), request.remaining());
+                out.flush();
+                byte[] answer = new byte[in.readInt()];
+                in.readFully(answer);
+                ByteBuffer buffer = ByteBuffer.wrap(answer);
+                ResponseHeader.parse(buffer, ApiKeys.METADATA.responseHeaderVersion(VERSION));
+                MetadataResponseData r = new MetadataResponseData(new ByteBufferAccessor(buffer), VERSION);
+                return r.topics().stream().anyMatch(t -> t.name().equals(topic) && t.errorCode() == 0
+                    && !t.partitions().isEmpty() && t.partitions().stream().allMatch(p -> p.leaderId() >= 0));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
     }
 
     /** Polls until the check returns its JSON line (printed); a check that throws is retried (a node is down). */
