@@ -155,6 +155,8 @@ public final class ServerConfig {
             "How often logs are checked for a time-based flush (log.flush.interval.ms).")
         .define("log.flush.offset.checkpoint.interval.ms", LONG, 60_000L, atLeast(1), "log",
             "How often recovery points are written to disk.")
+        .define("num.recovery.threads.per.data.dir", INT, 2, between(1, 1024), "log",
+            "Threads that load each log dir at start (after an unclean stop each recovered log is fsynced).")
         .define("log.segment.delete.delay.ms", LONG, 60_000L, atLeast(0), "log", "Delay before a deleted segment's files go.")
         .define("log.flush.interval.messages", LONG, Long.MAX_VALUE, atLeast(1), "log",
             "fsync after this many messages (1: before every acknowledgement). Durability comes from replication.")

@@ -17,6 +17,10 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -59,10 +63,21 @@ public final class LogManager {
         void onLogDirOffline(String dir);
     }
 
-    /** How often the background tasks run. */
+    /**
+     * How often the background tasks run, and how many threads load each log dir at start
+     * ({@code num.recovery.threads.per.data.dir}, as Kafka's, default 2: a log recovered after an unclean stop is
+     * fsynced before its recovery point moves, so one thread spends most of a recovery waiting on the disk).
+     */
     public record Intervals(long retentionCheckMs, long flushCheckMs, long checkpointMs, long cleanerBackoffMs,
-                            boolean cleanerEnabled) {
+                            boolean cleanerEnabled, int recoveryThreadsPerDir) {
+        public static final int DEFAULT_RECOVERY_THREADS = 2;
         public static final Intervals DEFAULT = new Intervals(300_000, 1_000, 60_000, 15_000);
+
+        /** With the default recovery threads. */
+        public Intervals(long retentionCheckMs, long flushCheckMs, long checkpointMs, long cleanerBackoffMs,
+                         boolean cleanerEnabled) {
+            this(retentionCheckMs, flushCheckMs, checkpointMs, cleanerBackoffMs, cleanerEnabled, DEFAULT_RECOVERY_THREADS);
+        }
 
         /** With the cleaner on. */
         public Intervals(long retentionCheckMs, long flushCheckMs, long checkpointMs, long cleanerBackoffMs) {
@@ -76,7 +91,8 @@ public final class LogManager {
                 longProp(props, "log.flush.scheduler.interval.ms", DEFAULT.flushCheckMs),
                 longProp(props, "log.flush.offset.checkpoint.interval.ms", DEFAULT.checkpointMs),
                 longProp(props, "log.cleaner.backoff.ms", DEFAULT.cleanerBackoffMs),
-                !"false".equalsIgnoreCase(props.getOrDefault("log.cleaner.enable", "true").trim()));
+                !"false".equalsIgnoreCase(props.getOrDefault("log.cleaner.enable", "true").trim()),
+                (int) Math.min(1024, longProp(props, "num.recovery.threads.per.data.dir", DEFAULT_RECOVERY_THREADS)));
         }
 
         private static long longProp(Map<String, String> props, String key, long fallback) {
@@ -183,31 +199,64 @@ public final class LogManager {
         try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir, Files::isDirectory)) {
             stream.forEach(children::add);
         }
-        for (Path child : children) {
-            String name = child.getFileName().toString();
-            if (name.endsWith(DELETE_DIR_SUFFIX)) {
-                scheduler.execute(() -> deleteRecursively(child));
-                continue;
+        ExecutorService loaders = Executors.newFixedThreadPool(Math.max(1, intervals.recoveryThreadsPerDir()), r -> {
+            Thread t = new Thread(r, "log-loader-" + dir.getFileName());
+            t.setDaemon(true);
+            return t;
+        });
+        List<Future<?>> loads = new ArrayList<>();
+        try {
+            for (Path child : children) {
+                String name = child.getFileName().toString();
+                if (name.endsWith(DELETE_DIR_SUFFIX)) {
+                    scheduler.execute(() -> deleteRecursively(child));
+                    continue;
+                }
+                TopicPartitionKey key = TopicPartitionKey.parseDirName(name);
+                if (key == null) {
+                    LOG.warn("ignoring {}: not a <topic>-<partition> directory", child);
+                    continue;
+                }
+                if (logs.containsKey(key)) {
+                    throw new IOException("partition " + key.dirName() + " exists in two log dirs: " + logs.get(key).dir()
+                        + " and " + child);
+                }
+                loads.add(loaders.submit(() -> {
+                    Log log = Log.open(child, key.topic(), key.partition(), null, defaultConfig,
+                        recoveryPoints.getOrDefault(key, 0L), clean, time, scheduler, logEvents);
+                    Long start = starts.get(key);
+                    if (start != null) {
+                        log.restoreLogStartOffset(start);
+                    }
+                    Long hw = hws.get(key);
+                    if (hw != null) {
+                        log.updateHighWatermark(hw);
+                    }
+                    synchronized (logsPerDir) {
+                        track(key, log);
+                    }
+                    return null;
+                }));
             }
-            TopicPartitionKey key = TopicPartitionKey.parseDirName(name);
-            if (key == null) {
-                LOG.warn("ignoring {}: not a <topic>-<partition> directory", child);
-                continue;
+            // every load finishes (or fails) before the dir is judged: the first failure takes it offline
+            IOException failed = null;
+            for (Future<?> load : loads) {
+                try {
+                    load.get();
+                } catch (ExecutionException e) {
+                    if (failed == null) {
+                        failed = e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while loading " + dir, e);
+                }
             }
-            if (logs.containsKey(key)) {
-                throw new IOException("partition " + key.dirName() + " exists in two log dirs: " + logs.get(key).dir() + " and " + child);
+            if (failed != null) {
+                throw failed;
             }
-            Log log = Log.open(child, key.topic(), key.partition(), null, defaultConfig, recoveryPoints.getOrDefault(key, 0L), clean,
-                time, scheduler, logEvents);
-            Long start = starts.get(key);
-            if (start != null) {
-                log.restoreLogStartOffset(start);
-            }
-            Long hw = hws.get(key);
-            if (hw != null) {
-                log.updateHighWatermark(hw);
-            }
-            track(key, log);
+        } finally {
+            loaders.shutdownNow();
         }
         Files.deleteIfExists(marker);
         writeRecoveryPoints(dir);

@@ -21,6 +21,8 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Several log dirs: placement, restart with checkpoints, deletion, and a dir going offline. */
 class LogManagerTest {
@@ -220,6 +222,68 @@ class LogManagerTest {
         Log reopened = again.getLog("t", 0).orElseThrow();
         assertThat(reopened.logEndOffset()).isEqualTo(22);
         assertThat(reopened.recoveryPoint()).isEqualTo(22);
+        again.shutdown();
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {1, 4})
+    void everyLogOfADirLoadsAfterAnUncleanStopWithOneOrSeveralLoaderThreads(int threads) throws Exception {
+        Path d = tmp.resolve("d");
+        LogManager m = manager(List.of(d));
+        for (int p = 0; p < 40; p++) {
+            Log log = m.getOrCreateLog("t", p, new byte[16], config);
+            for (int i = 0; i <= p % 5; i++) {
+                log.appendAsLeader(TestBatches.batch(2, "r" + i, 1), 0);
+            }
+            log.close(); // a crash: no marker, no final checkpoint
+        }
+        LogManager again = new LogManager(List.of(d), config, time, scheduler,
+            new LogManager.Intervals(300_000, 1_000, 60_000, 15_000, true, threads));
+        again.startup();
+        assertThat(again.offlineDirs()).isEmpty();
+        for (int p = 0; p < 40; p++) {
+            Log log = again.getLog("t", p).orElseThrow();
+            assertThat(log.logEndOffset()).as("t-" + p).isEqualTo(2L * (p % 5 + 1));
+            assertThat(log.recoveryPoint()).as("t-" + p).isEqualTo(log.logEndOffset());
+        }
+        // the least-used-dir count saw every loaded log
+        assertThat(again.getOrCreateLog("u", 0, new byte[16], config).dir().getParent()).isEqualTo(d.toAbsolutePath().normalize());
+        again.shutdown();
+    }
+
+    @Test
+    void aLogThatFailsToLoadTakesItsDirOfflineWhileTheOtherLoadersFinish() throws Exception {
+        List<Path> dirs = List.of(tmp.resolve("bad"), tmp.resolve("good"));
+        LogManager m = manager(dirs);
+        for (int p = 0; p < 8; p++) {
+            m.getOrCreateLog("t", p, new byte[16], config).appendAsLeader(TestBatches.batch(1, "x", 1), 0);
+        }
+        m.shutdown();
+        Path broken = dirs.get(0).resolve("t-0");
+        if (!Files.isDirectory(broken)) {
+            broken = dirs.get(0).resolve("t-1");
+        }
+        // a segment that cannot be read: its .log is a directory now
+        Path segment = broken.resolve("00000000000000000000.log");
+        Files.delete(segment);
+        Files.createDirectory(segment);
+        LogManager again = new LogManager(dirs, config, time, scheduler,
+            new LogManager.Intervals(300_000, 1_000, 60_000, 15_000, true, 4));
+        again.startup();
+        assertThat(again.offlineDirs()).containsExactly(dirs.get(0).toAbsolutePath().normalize());
+        Path bad = dirs.get(0).toAbsolutePath().normalize();
+        int good = 0;
+        for (int p = 0; p < 8; p++) {
+            Log log = again.getLog("t", p).orElse(null);
+            if (log == null || log.dir().getParent().equals(bad)) {
+                assertThat(log == null || log.isOffline()).as("t-" + p + " in the offline dir").isTrue();
+            } else {
+                assertThat(log.isOffline()).as("t-" + p + " in the other dir").isFalse();
+                assertThat(log.logEndOffset()).isEqualTo(1);
+                good++;
+            }
+        }
+        assertThat(good).as("logs loaded in the other dir").isEqualTo(4);
         again.shutdown();
     }
 
