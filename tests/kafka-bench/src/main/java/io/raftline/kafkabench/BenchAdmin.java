@@ -24,6 +24,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -71,7 +72,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * wait-leaders BOOTSTRAP TOPIC NODE T0_EPOCH_MS TIMEOUT_MS  until every partition with a replica on another
  *                                                           node has a leader other than NODE
  * wait-isr     BOOTSTRAP TOPIC NODE T0_EPOCH_MS TIMEOUT_MS  until every partition with a replica on NODE has a
- *                                                           leader and NODE in its ISR (at RF 1: led by NODE again)
+ *                                                           leader and NODE in its ISR (at RF 1: led by NODE again),
+ *                                                           after the metadata first showed NODE leading none (fenced)
  * wait-control BOOTSTRAP TOPIC NODE T0_EPOCH_MS TIMEOUT_MS  after the controller NODE was killed: createMs, until a
  *                                                           topic of 1 partition RF 1 can be created again (a new
  *                                                           controller acts), and leadersMovedMs, as wait-leaders;
@@ -274,8 +276,20 @@ public final class BenchAdmin {
 
     private static void waitFor(Admin admin, boolean leaders, String topic, int node, long t0, long timeoutMs)
         throws Exception {
+        // wait-isr: the metadata must first have shown NODE leading none of its partitions (it was fenced). At RF 1
+        // nothing moves before the restart, and a cluster that notices the death only when the session runs out
+        // (Kafka's 9 s) still shows NODE as their leader, and in their ISR, right after the restart: that is not a
+        // rejoin yet.
+        AtomicBoolean fenced = new AtomicBoolean(leaders);
         poll(timeoutMs, () -> {
-            for (TopicPartitionInfo p : partitions(admin, topic)) {
+            List<TopicPartitionInfo> all = partitions(admin, topic);
+            if (!fenced.get() && all.stream().noneMatch(p -> hosts(p, node) && leader(p) == node)) {
+                fenced.set(true);
+            }
+            if (!fenced.get()) {
+                return null;
+            }
+            for (TopicPartitionInfo p : all) {
                 boolean holds = leaders ? movedOff(p, node)
                     : !hosts(p, node) || leader(p) >= 0 && p.isr().stream().anyMatch(n -> n.id() == node);
                 if (!holds) {
