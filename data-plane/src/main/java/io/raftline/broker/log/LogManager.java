@@ -205,6 +205,7 @@ public final class LogManager {
             return t;
         });
         List<Future<?>> loads = new ArrayList<>();
+        IOException failed = null;
         try {
             for (Path child : children) {
                 String name = child.getFileName().toString();
@@ -218,8 +219,10 @@ public final class LogManager {
                     continue;
                 }
                 if (logs.containsKey(key)) {
-                    throw new IOException("partition " + key.dirName() + " exists in two log dirs: " + logs.get(key).dir()
-                        + " and " + child);
+                    // the loads already started finish first: a log tracked after the dir went offline would serve
+                    failed = new IOException("partition " + key.dirName() + " exists in two log dirs: "
+                        + logs.get(key).dir() + " and " + child);
+                    break;
                 }
                 loads.add(loaders.submit(() -> {
                     Log log = Log.open(child, key.topic(), key.partition(), null, defaultConfig,
@@ -239,7 +242,6 @@ public final class LogManager {
                 }));
             }
             // every load finishes (or fails) before the dir is judged: the first failure takes it offline
-            IOException failed = null;
             for (Future<?> load : loads) {
                 try {
                     load.get();

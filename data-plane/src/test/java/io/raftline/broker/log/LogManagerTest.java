@@ -252,6 +252,31 @@ class LogManagerTest {
     }
 
     @Test
+    void aPartitionInTwoDirsTakesTheSecondOfflineWithNoneOfItsLogsServing() throws Exception {
+        Path a = tmp.resolve("a");
+        Path b = tmp.resolve("b");
+        LogManager first = manager(List.of(a));
+        first.getOrCreateLog("t", 0, new byte[16], config).appendAsLeader(TestBatches.batch(1, "a", 1), 0);
+        first.shutdown();
+        LogManager second = manager(List.of(b));
+        for (int p = 0; p < 30; p++) {
+            second.getOrCreateLog("t", p, new byte[16], config).appendAsLeader(TestBatches.batch(1, "b", 1), 0);
+        }
+        second.shutdown();
+        LogManager both = new LogManager(List.of(a, b), config, time, scheduler,
+            new LogManager.Intervals(300_000, 1_000, 60_000, 15_000, true, 4));
+        both.startup();
+        Path offline = b.toAbsolutePath().normalize();
+        assertThat(both.offlineDirs()).containsExactly(offline);
+        for (int p = 0; p < 30; p++) {
+            both.getLog("t", p).filter(l -> l.dir().getParent().equals(offline))
+                .ifPresent(l -> assertThat(l.isOffline()).as(l.topicPartition() + " in the offline dir").isTrue());
+        }
+        assertThat(both.getLog("t", 0).orElseThrow().dir().getParent()).isEqualTo(a.toAbsolutePath().normalize());
+        both.shutdown();
+    }
+
+    @Test
     void aLogThatFailsToLoadTakesItsDirOfflineWhileTheOtherLoadersFinish() throws Exception {
         List<Path> dirs = List.of(tmp.resolve("bad"), tmp.resolve("good"));
         LogManager m = manager(dirs);
