@@ -213,33 +213,38 @@ public final class PartitionMetrics {
     static final class Series {
         private final MultiGauge gauge;
         private Map<String, Holder> holders = new HashMap<>();
-        private final Map<String, Holder> next = new HashMap<>();
-        private final Map<String, Supplier<Tags>> nextTags = new HashMap<>();
+        private final Map<String, Pending> next = new HashMap<>();
+
+        /** A row put by the refresh under way: its tags (built only if the rows are registered) and value. */
+        private record Pending(Supplier<Tags> tags, double value) {
+        }
 
         Series(MultiGauge gauge) {
             this.gauge = gauge;
         }
 
         void put(String key, Supplier<Tags> tags, double value) {
-            Holder h = new Holder();
-            h.value = value;
-            next.put(key, h);
-            nextTags.put(key, tags);
+            next.put(key, new Pending(tags, value));
         }
 
         /** Makes the rows put since the last publish the gauge's rows; returns whether they were registered anew. */
         boolean publish() {
             boolean sameRows = next.keySet().equals(holders.keySet());
             if (sameRows) {
-                next.forEach((key, h) -> holders.get(key).value = h.value);
+                next.forEach((key, row) -> holders.get(key).value = row.value());
             } else {
+                Map<String, Holder> registered = new HashMap<>();
                 List<MultiGauge.Row<?>> rows = new ArrayList<>(next.size());
-                next.forEach((key, h) -> rows.add(MultiGauge.Row.of(nextTags.get(key).get(), h, Holder::get)));
+                next.forEach((key, row) -> {
+                    Holder h = new Holder();
+                    h.value = row.value();
+                    registered.put(key, h);
+                    rows.add(MultiGauge.Row.of(row.tags().get(), h, Holder::get));
+                });
                 gauge.register(rows, true);
-                holders = new HashMap<>(next);
+                holders = registered;
             }
             next.clear();
-            nextTags.clear();
             return !sameRows;
         }
     }

@@ -395,15 +395,16 @@ public final class ReplicaManager implements AutoCloseable {
         List<OfflineReplica> out = new ArrayList<>();
         // A log goes offline only with its whole dir (LogManager takes the dir offline on a log's first I/O error),
         // so while every dir is online no log need be looked at: this runs at every heartbeat, over every replica.
-        boolean anyDirOffline = !logManager.offlineDirs().isEmpty();
-        for (Partition partition : anyDirOffline ? partitions.values() : List.<Partition>of()) {
-            TopicPartition tp = partition.topicPartition();
-            Log log = logManager.getLog(tp.topic(), tp.partition()).orElse(null);
-            Uuid id = partition.topicId() != null ? partition.topicId()
-                : image.topic(tp.topic()).map(TopicImage::id).orElse(null);
-            if (log != null && log.isOffline() && id != null) {
-                out.add(OfflineReplica.newBuilder().setTopicId(ByteString.copyFrom(id.bytes()))
-                    .setPartition(tp.partition()).build());
+        if (!logManager.offlineDirs().isEmpty()) {
+            for (Partition partition : partitions.values()) {
+                TopicPartition tp = partition.topicPartition();
+                Log log = logManager.getLog(tp.topic(), tp.partition()).orElse(null);
+                Uuid id = partition.topicId() != null ? partition.topicId()
+                    : image.topic(tp.topic()).map(TopicImage::id).orElse(null);
+                if (log != null && log.isOffline() && id != null) {
+                    out.add(OfflineReplica.newBuilder().setTopicId(ByteString.copyFrom(id.bytes()))
+                        .setPartition(tp.partition()).build());
+                }
             }
         }
         unplaceable.forEach((tp, id) -> out.add(OfflineReplica.newBuilder().setTopicId(ByteString.copyFrom(id.bytes()))
