@@ -56,6 +56,7 @@ import java.security.SecureRandom;
 import java.util.SplittableRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -453,8 +454,15 @@ public final class BrokerServer implements AutoCloseable {
             return;
         }
         long timeoutMs = config.getLong("controlled.shutdown.timeout.ms");
+        CompletableFuture<Void> done = metadata.lifecycle().controlledShutdown();
+        if (!servedImage().controlledShutdownHandsOver(config.nodeId())) {
+            // the last node of a cluster stopped one by one: no quorum may be left to answer, and nothing to move
+            LOG.info("broker {}: controlled shutdown has nothing to hand over (no other active broker shares its "
+                + "partitions); not waiting for the controller", config.nodeId());
+            return;
+        }
         try {
-            metadata.lifecycle().controlledShutdown().get(timeoutMs, TimeUnit.MILLISECONDS);
+            done.get(timeoutMs, TimeUnit.MILLISECONDS);
             LOG.info("broker {}: controlled shutdown done, no leaderships left", config.nodeId());
         } catch (TimeoutException e) {
             LOG.warn("broker {}: controlled shutdown did not finish within {} ms; stopping anyway", config.nodeId(), timeoutMs);

@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.IntPredicate;
 import org.pcollections.TreePMap;
 
 /**
@@ -176,6 +177,36 @@ public final class MetadataImage {
     /** Replicas and preferred leaderships held by each broker id over all partitions (ids holding none: absent). */
     public Map<Integer, BrokerLoad> brokerLoads() {
         return brokerLoads;
+    }
+
+    /**
+     * Whether a controlled shutdown of {@code brokerId} has anything to hand to another broker: a partition it leads
+     * with another active broker in the ISR (the leadership can move there), or a partition another active broker
+     * leads with {@code brokerId} in the ISR (the ISR can shrink before it goes). With neither, as for the last node
+     * of a cluster stopped one node after the other, the controller has nothing to do, and may have no quorum left to
+     * do it with.
+     */
+    public boolean controlledShutdownHandsOver(int brokerId) {
+        IntPredicate otherActive = id -> {
+            BrokerRegistration b = brokers.get(id);
+            return id != brokerId && b != null && b.active();
+        };
+        if (brokers.keySet().stream().noneMatch(otherActive::test)) {
+            return false;
+        }
+        for (TopicImage t : topicsById.values()) {
+            for (PartitionRegistration p : t.partitions().values()) {
+                if (!p.isr().contains(brokerId)) {
+                    continue;
+                }
+                boolean handsOver = p.leader() == brokerId ? p.isr().stream().anyMatch(otherActive::test)
+                    : p.hasLeader() && otherActive.test(p.leader());
+                if (handsOver) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     public Optional<TopicImage> topic(String name) {

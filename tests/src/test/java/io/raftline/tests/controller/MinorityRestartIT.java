@@ -14,7 +14,10 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Timeout;
 
 /**
@@ -23,8 +26,13 @@ import org.junit.jupiter.api.Timeout;
  * the quorum node it streamed from, its own stale one here, so it applied a stale image at once (deleting as "stray"
  * the logs of topics it had not heard of, taking leaderships at superseded epochs). Now the gate waits for a
  * linearizable read point (Ratis ReadIndex through the leader), which a minority cannot give.
+ *
+ * <p>Then the cluster is stopped one node after the other, as {@code raftline-cluster.sh stop} and a rolling stop do:
+ * the last node has no quorum left and no other broker to hand anything to, and must stop at once instead of waiting
+ * {@code controlled.shutdown.timeout.ms} (set to ten minutes here) for a controller that cannot answer.
  */
 @Timeout(300)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class MinorityRestartIT {
 
     private static final String CAUGHT_UP = "caught up with the metadata";
@@ -36,7 +44,8 @@ class MinorityRestartIT {
     static void start() {
         // Snapshots every few entries: a restarted node's Ratis commit index is its snapshot index until it hears
         // from a leader (without a snapshot it is 0, which the old gate happened to refuse).
-        cluster = TestCluster.builder().combined(3).config("metadata.snapshot.records", "10").start();
+        cluster = TestCluster.builder().combined(3).config("metadata.snapshot.records", "10")
+            .config("controlled.shutdown.timeout.ms", "600000").start();
     }
 
     @AfterAll
@@ -55,6 +64,7 @@ class MinorityRestartIT {
     }
 
     @Test
+    @Order(1)
     void aBrokerRestartedInAMinorityWaitsForTheMajority() throws Exception {
         Admin admin = cluster.admin();
         TestNode lone = cluster.node(3);
@@ -80,5 +90,19 @@ class MinorityRestartIT {
         TestCluster.await(() -> count(lone, CAUGHT_UP) > caughtUpBefore, Duration.ofSeconds(60),
             "node 3 to catch up once the majority is back");
         cluster.awaitReady(Duration.ofSeconds(60));
+    }
+
+    @Test
+    @Order(2)
+    void theLastNodeStoppedStopsWithoutWaitingForAQuorum() throws Exception {
+        cluster.admin().createTopics(List.of(new NewTopic("led-by-the-last", 3, (short) 3))).all()
+            .get(60, TimeUnit.SECONDS);
+        cluster.node(1).stop(Duration.ofSeconds(60));
+        cluster.node(2).stop(Duration.ofSeconds(60));
+        TestNode last = cluster.node(3);
+        // before: the broker waited the whole controlled.shutdown.timeout.ms (10 min) for the controller's answer
+        last.stop(Duration.ofSeconds(60));
+        assertThat(count(last, "controlled shutdown did not finish")).isZero();
+        assertThat(count(last, "nothing to hand over")).as("node 3 said why it did not wait").isPositive();
     }
 }
