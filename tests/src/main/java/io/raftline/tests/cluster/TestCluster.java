@@ -39,6 +39,7 @@ public final class TestCluster implements AutoCloseable {
         private int controllers;
         private int brokers;
         private final Map<String, String> overrides = new LinkedHashMap<>();
+        private final Map<Integer, Map<String, String>> nodeOverrides = new LinkedHashMap<>();
         private boolean tls;
         private String heap = "-Xmx256m";
         private Placement placement = Placement.LOOPBACK;
@@ -67,6 +68,12 @@ public final class TestCluster implements AutoCloseable {
 
         public Builder config(String key, String value) {
             overrides.put(key, value);
+            return this;
+        }
+
+        /** A setting of node {@code id} alone, over {@link #config} ones. */
+        public Builder nodeConfig(int id, String key, String value) {
+            nodeOverrides.computeIfAbsent(id, k -> new LinkedHashMap<>()).put(key, value);
             return this;
         }
 
@@ -185,6 +192,7 @@ public final class TestCluster implements AutoCloseable {
                 });
             }
             props.putAll(spec.overrides);
+            props.putAll(spec.nodeOverrides.getOrDefault(node.id(), Map.of()));
             node.writeConfig(props);
             spec.placement.prepare(node);
             node.format(clusterId);
@@ -258,6 +266,22 @@ public final class TestCluster implements AutoCloseable {
             admin = Admin.create(clientProperties());
         }
         return admin;
+    }
+
+    /**
+     * A new admin client that bootstraps from every broker but {@code avoided} and gives up on a request after 3 s (a
+     * call after 5 s): a test that pauses node {@code avoided} (SIGSTOP) keeps watching the cluster instead of waiting
+     * on the frozen node for a default 30 s timeout. The caller closes it.
+     */
+    public Admin adminAvoiding(int avoided) {
+        StringJoiner others = new StringJoiner(",");
+        for (TestNode node : nodes.values()) {
+            if (node.isBroker() && node.id() != avoided) {
+                others.add(node.address() + ":" + node.brokerPort());
+            }
+        }
+        return Admin.create(clientProperties("bootstrap.servers", others.toString(), "request.timeout.ms", "3000",
+            "default.api.timeout.ms", "5000"));
     }
 
     /** Client properties with {@code bootstrap.servers} set to this cluster's brokers, then the given key/value pairs. */

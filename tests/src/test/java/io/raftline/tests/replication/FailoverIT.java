@@ -49,7 +49,11 @@ class FailoverIT {
     }
 
     private static TopicPartitionInfo describe(String topic) throws Exception {
-        return admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(0);
+        return describe(admin, topic);
+    }
+
+    private static TopicPartitionInfo describe(Admin through, String topic) throws Exception {
+        return through.describeTopics(List.of(topic)).allTopicNames().get().get(topic).partitions().get(0);
     }
 
     private static void createTopic(String topic) throws Exception {
@@ -215,10 +219,11 @@ class FailoverIT {
         int follower = p.replicas().stream().map(n -> n.id()).filter(id -> id != p.leader().id()).findFirst().orElseThrow();
         TestNode node = cluster.node(follower);
         node.pause();
-        try {
+        // watched through the other nodes: a request to the frozen one would wait out its timeout (30 s)
+        try (Admin others = cluster.adminAvoiding(follower)) {
             TestCluster.await(() -> {
                 try {
-                    return describe(topic).isr().stream().noneMatch(n -> n.id() == follower);
+                    return describe(others, topic).isr().stream().noneMatch(n -> n.id() == follower);
                 } catch (Exception e) {
                     return false;
                 }

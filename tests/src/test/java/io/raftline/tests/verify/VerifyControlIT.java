@@ -75,7 +75,7 @@ class VerifyControlIT {
     void aFrozenLeaderLosesAcks1RecordsAndTheCheckerReportsThem() throws Exception {
         Path dir = Path.of("target", "verify", "control");
         Files.createDirectories(dir);
-        CompletableFuture<Cli.Result> run = CompletableFuture.supplyAsync(() -> cli.run("verify", "--duration", "25s",
+        CompletableFuture<Cli.Result> run = CompletableFuture.supplyAsync(() -> cli.run("verify", "--duration", "15s",
             "--acks1-producer", "--output", "json", "--report-dir", dir.toString()));
 
         String topic = VerifyTopics.awaitFirst(cluster);

@@ -77,16 +77,16 @@ class VerifyIT {
 
     @Test
     void aHealthyClusterPassesAndTheJsonHasTheContractsShape() throws Exception {
-        Cli.Result r = cli.run("verify", "--duration", "10s", "--output", "json");
+        Cli.Result r = cli.run("verify", "--duration", "6s", "--output", "json");
         assertThat(r.exitCode()).as(r.toString()).isZero();
         JsonNode doc = document(r);
         assertThat(fields(doc)).startsWith("run", "durationMs", "acked", "failedSends", "read", "anomalies", "acks1", "unavailability",
             "examples").contains("report");
         assertThat(fields(doc.get("anomalies"))).containsExactlyElementsOf(ANOMALIES);
         assertNoAnomaly(doc, r);
-        assertThat(doc.get("durationMs").asLong()).isBetween(10_000L, 12_000L);
+        assertThat(doc.get("durationMs").asLong()).isBetween(6_000L, 8_000L);
         // 2,000 records/s by default; a loaded 2-core machine may fall behind, but not to nothing
-        assertThat(doc.get("acked").asLong()).as(r.toString()).isGreaterThan(5_000);
+        assertThat(doc.get("acked").asLong()).as(r.toString()).isGreaterThan(3_000);
         assertThat(doc.get("read").asLong()).isGreaterThanOrEqualTo(doc.get("acked").asLong());
         assertThat(doc.get("failedSends").asLong()).isZero();
         assertThat(fields(doc.get("acks1"))).containsExactly("acked", "lost");
@@ -102,7 +102,7 @@ class VerifyIT {
         assertThat(md).contains("# raftline verify: run " + run).contains("no safety anomaly found").contains("| lost | ok | 0 |");
         assertPlot(report.resolveSibling("acks.png"), md);
         // progress on stderr, every 5 s
-        assertThat(r.err()).contains("[5/10 s] sent ");
+        assertThat(r.err()).contains("[5/6 s] sent ");
         assertThat(VerifyTopics.of(cluster)).as("the run's topics are deleted afterwards").isEmpty();
     }
 
