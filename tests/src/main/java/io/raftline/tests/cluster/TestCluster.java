@@ -237,9 +237,14 @@ public final class TestCluster implements AutoCloseable {
     }
 
     public String bootstrap() {
+        return bootstrapWithout(-1);
+    }
+
+    /** The brokers' addresses as {@link #bootstrap()} lists them, without node {@code left}. */
+    private String bootstrapWithout(int left) {
         StringJoiner joiner = new StringJoiner(",");
         for (TestNode node : nodes.values()) {
-            if (node.isBroker()) {
+            if (node.isBroker() && node.id() != left) {
                 joiner.add(node.address() + ":" + node.brokerPort());
             }
         }
@@ -274,13 +279,7 @@ public final class TestCluster implements AutoCloseable {
      * on the frozen node for a default 30 s timeout. The caller closes it.
      */
     public Admin adminAvoiding(int avoided) {
-        StringJoiner others = new StringJoiner(",");
-        for (TestNode node : nodes.values()) {
-            if (node.isBroker() && node.id() != avoided) {
-                others.add(node.address() + ":" + node.brokerPort());
-            }
-        }
-        return Admin.create(clientProperties("bootstrap.servers", others.toString(), "request.timeout.ms", "3000",
+        return Admin.create(clientProperties("bootstrap.servers", bootstrapWithout(avoided), "request.timeout.ms", "3000",
             "default.api.timeout.ms", "5000"));
     }
 

@@ -19,7 +19,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -91,11 +90,8 @@ class VerifyControlIT {
             .partitions().get(0);
         TestNode victim = cluster.node(p0.leader().id());
 
-        String others = cluster.nodes().stream().filter(n -> n.id() != victim.id())
-            .map(n -> "127.0.0.1:" + n.brokerPort()).collect(Collectors.joining(","));
         victim.pause();
-        try (Admin admin = Admin.create(cluster.clientProperties("bootstrap.servers", others, "request.timeout.ms", "3000",
-            "default.api.timeout.ms", "5000"))) {
+        try (Admin admin = cluster.adminAvoiding(victim.id())) {
             TestCluster.await(() -> {
                 try {
                     return state(admin, victim.id()).equals("fenced");
