@@ -52,6 +52,14 @@ final class LogFixture implements AutoCloseable {
         log = open(recoveryPoint, false);
     }
 
+    /**
+     * Waits until the scheduler has run every task submitted so far (it has one thread, so a task queued now runs
+     * after them): a roll's flush runs there and briefly opens partition.metadata and the epoch checkpoint.
+     */
+    void awaitScheduledWork() throws Exception {
+        scheduler.submit(() -> { }).get(10, TimeUnit.SECONDS);
+    }
+
     @Override
     public void close() throws InterruptedException {
         log.close();

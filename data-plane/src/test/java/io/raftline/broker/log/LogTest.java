@@ -308,6 +308,7 @@ class LogTest {
             }
             int segments = f.log.segments.size();
             assertThat(segments).isGreaterThan(3);
+            f.awaitScheduledWork(); // a roll's flush on the scheduler opens partition.metadata for its fsync
             List<String> open = descriptorsInto(f.dir);
             assertThat(open).filteredOn(n -> n.endsWith(".log")).hasSize(segments);
             assertThat(open).as("only the active segment's indexes, being written").hasSize(segments + 2);
