@@ -1,9 +1,9 @@
 package io.raftline.bench;
 
+import io.raftline.common.TestPorts;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -80,7 +80,7 @@ public final class KafkaRebalanceBench {
                 throw new IllegalStateException("no Kafka 4.4.0 jars in " + libs + ": run tests/scripts/side-by-side.py fetch first");
             }
             dir = Files.createTempDirectory("kafka-rebalance-bench-");
-            int[] ports = freePorts(2 * n);
+            int[] ports = TestPorts.free(2 * n);
             StringBuilder voters = new StringBuilder();
             StringBuilder bs = new StringBuilder();
             for (int i = 1; i <= n; i++) {
@@ -133,23 +133,6 @@ public final class KafkaRebalanceBench {
             } catch (IOException e) {
                 return false;
             }
-        }
-
-        private static int[] freePorts(int count) throws IOException {
-            int[] out = new int[count];
-            List<ServerSocket> held = new ArrayList<>();
-            try {
-                for (int i = 0; i < count; i++) {
-                    ServerSocket s = new ServerSocket(0);
-                    held.add(s);
-                    out[i] = s.getLocalPort();
-                }
-            } finally {
-                for (ServerSocket s : held) {
-                    s.close();
-                }
-            }
-            return out;
         }
 
         @Override

@@ -1,6 +1,7 @@
 package io.raftline.bench;
 
 import io.raftline.common.SystemTime;
+import io.raftline.common.TestPorts;
 import io.raftline.metadata.client.BrokerMetadataClient;
 import io.raftline.metadata.client.ControllerChannel;
 import io.raftline.metadata.controller.ControllerConfig;
@@ -16,7 +17,6 @@ import io.raftline.protocol.metadata.Endpoint;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -103,7 +103,7 @@ public final class QuorumFailoverBench {
         void run() throws Exception {
             List<String> voters = new ArrayList<>();
             for (int id = 1; id <= 3; id++) {
-                ports.put(id, new int[] {freePort(), freePort()});
+                ports.put(id, TestPorts.free(2));
                 voters.add(id + "@127.0.0.1:" + ports.get(id)[0]);
             }
             votersArg = String.join(",", voters);
@@ -231,12 +231,6 @@ public final class QuorumFailoverBench {
             Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(root.resolve("node-" + id + ".out").toFile())).start();
             processes.put(id, p);
-        }
-
-        static int freePort() throws IOException {
-            try (ServerSocket s = new ServerSocket(0)) {
-                return s.getLocalPort();
-            }
         }
 
         static void deleteTree(Path dir) throws IOException {

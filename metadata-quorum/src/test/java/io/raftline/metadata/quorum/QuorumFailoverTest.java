@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.raftline.common.SystemTime;
+import io.raftline.common.TestPorts;
 import io.raftline.metadata.client.ControllerChannel;
 import io.raftline.metadata.client.MetadataFollower;
 import io.raftline.metadata.controller.ControllerConfig;
@@ -165,7 +166,7 @@ class QuorumFailoverTest {
             for (int i = 0; i < 10; i++) {
                 channel.createTopics(topic("t" + i)).get(10, TimeUnit.SECONDS);
             }
-            InetSocketAddress fourth = new InetSocketAddress("127.0.0.1", TestQuorum.freePort());
+            InetSocketAddress fourth = new InetSocketAddress("127.0.0.1", TestPorts.free());
             QuorumNode n4 = q.startNew(4, fourth);
             var added = channel.addVoter(AddVoterRequest.newBuilder().setId(4).setEndpoint("127.0.0.1:" + fourth.getPort()).build())
                 .get(40, TimeUnit.SECONDS);

@@ -3,12 +3,11 @@ package io.raftline.metadata.quorum;
 import static org.awaitility.Awaitility.await;
 
 import io.raftline.common.SystemTime;
+import io.raftline.common.TestPorts;
 import io.raftline.metadata.client.LocalControllers;
 import io.raftline.metadata.controller.ControllerConfig;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,9 +17,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
+import org.apache.ratis.util.ExitUtils;
 
-/** A real quorum of N nodes on loopback in this JVM, with ephemeral ports and temporary metadata dirs. */
+/** A real quorum of N nodes on loopback in this JVM, with ports from {@link TestPorts} and temporary metadata dirs. */
 final class TestQuorum implements AutoCloseable {
+
+    static {
+        // Where Ratis would end the process (its gRPC server cannot listen), it throws instead: the test that started
+        // the node fails and says why, where System.exit would end the whole test JVM without a word.
+        ExitUtils.disableSystemExit();
+    }
 
     final String clusterId;
     final Path root;
@@ -57,18 +63,10 @@ final class TestQuorum implements AutoCloseable {
         this.snapshotRecords = snapshotRecords;
         this.controllerConfig = controllerConfig;
         for (int i = 1; i <= n; i++) {
-            voters.put(i, new InetSocketAddress("127.0.0.1", freePort()));
+            voters.put(i, new InetSocketAddress("127.0.0.1", TestPorts.free()));
         }
         for (int i = 1; i <= n; i++) {
             start(i);
-        }
-    }
-
-    static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
         }
     }
 

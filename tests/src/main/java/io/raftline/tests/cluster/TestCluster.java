@@ -3,12 +3,10 @@ package io.raftline.tests.cluster;
 import io.raftline.cli.command.dev.DevTls;
 import io.raftline.client.admin.Admin;
 import io.raftline.common.SystemTime;
+import io.raftline.common.TestPorts;
 import io.raftline.common.Uuid;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -18,9 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Set;
 import java.util.StringJoiner;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
@@ -117,10 +113,6 @@ public final class TestCluster implements AutoCloseable {
         return new Builder();
     }
 
-    /** Test nodes listen between these ports: under the ephemeral range, above the usual fixed service ports. */
-    private static final int FIRST_TEST_PORT = 20_000;
-    private static final int LAST_TEST_PORT = 32_000;
-
     private final Path root;
     private Admin admin;
     private final Builder spec;
@@ -154,7 +146,7 @@ public final class TestCluster implements AutoCloseable {
         for (int id = 1; id <= total; id++) {
             boolean controller = spec.combined > 0 || id <= spec.controllers;
             boolean broker = spec.combined > 0 || id > spec.controllers;
-            int[] ports = freePorts(5);
+            int[] ports = TestPorts.free(5);
             TestNode node = new TestNode(id, root.resolve("node-" + id), controller, broker, ports, spec.heap, spec.placement);
             nodes.put(id, node);
             if (controller) {
@@ -339,62 +331,6 @@ public final class TestCluster implements AutoCloseable {
                 throw new AssertionError("interrupted waiting for " + what);
             }
         }
-    }
-
-    /**
-     * Free ports below the kernel's ephemeral range (32768 and up on Linux). A node's ports must stay free while
-     * the node is stopped for a restart; one from the ephemeral range can meanwhile become the local port of any
-     * outgoing connection, and the restarted node then cannot listen.
-     */
-    public static int[] freePorts(int count) {
-        int[] ports = new int[count];
-        List<ServerSocket> sockets = new ArrayList<>();
-        try {
-            for (int i = 0; i < count; i++) {
-                ServerSocket socket = bindBelowEphemeralRange();
-                sockets.add(socket);
-                ports[i] = socket.getLocalPort();
-            }
-        } finally {
-            for (ServerSocket socket : sockets) {
-                try {
-                    socket.close();
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            }
-        }
-        return ports;
-    }
-
-    /**
-     * Ports this JVM has handed out, never handed out again: a port probed free is only reserved while probing, so
-     * without this two nodes (of one cluster, allocated one after the other, or of two test classes) could draw the
-     * same one, and the second to start could not listen ("Failed to start Grpc server").
-     */
-    private static final Set<Integer> HANDED_OUT = ConcurrentHashMap.newKeySet();
-
-    private static ServerSocket bindBelowEphemeralRange() {
-        for (int attempt = 0; attempt < 1_000; attempt++) {
-            int port = ThreadLocalRandom.current().nextInt(FIRST_TEST_PORT, LAST_TEST_PORT);
-            if (!HANDED_OUT.add(port)) {
-                continue;
-            }
-            ServerSocket socket = null;
-            try {
-                socket = new ServerSocket();
-                socket.setReuseAddress(true);
-                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
-                return socket;
-            } catch (IOException e) {
-                try {
-                    socket.close();
-                } catch (IOException ignored) {
-                    // best effort
-                }
-            }
-        }
-        throw new IllegalStateException("no free port between " + FIRST_TEST_PORT + " and " + LAST_TEST_PORT);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.raftline.tests.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.raftline.common.TestPorts;
 import io.raftline.tests.cluster.TestCluster;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -61,7 +62,7 @@ class NodeLauncherIT {
     }
 
     private Path config(Path home) throws IOException, InterruptedException {
-        int[] p = TestCluster.freePorts(5);
+        int[] p = TestPorts.free(5);
         Path node = tmp.resolve("node-1");
         Path config = tmp.resolve("server.properties");
         Files.writeString(config, String.join("\n",

@@ -2,6 +2,7 @@ package io.raftline.tests.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.raftline.common.TestPorts;
 import io.raftline.tests.cluster.ProcessStats;
 import io.raftline.tests.cluster.TestCluster;
 import java.io.IOException;
@@ -153,7 +154,7 @@ final class ApacheKafka {
 
         static Node start(Path dir) throws Exception {
             Path kdir = home();
-            int[] ports = TestCluster.freePorts(2);
+            int[] ports = TestPorts.free(2);
             Node node = new Node(dir, ports[0]);
             String listeners = "PLAINTEXT://127.0.0.1:" + ports[0] + ",CONTROLLER://127.0.0.1:" + ports[1];
             Files.createDirectories(dir.resolve("logs"));

@@ -2,6 +2,7 @@ package io.raftline.tests.kafka;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.raftline.common.TestPorts;
 import io.raftline.tests.cluster.TestCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -52,7 +53,7 @@ class KafkaConnectIT {
         Path sink = dir.resolve("sink.txt");
         List<String> lines = new ArrayList<>();
         appendLines(source, random, 150, lines);
-        int restPort = TestCluster.freePorts(1)[0];
+        int restPort = TestPorts.free(1)[0];
         Path worker = write(dir.resolve("worker.properties"), "bootstrap.servers=" + KAFKA.cluster().kafkaBootstrap(),
             "key.converter=org.apache.kafka.connect.storage.StringConverter",
             "value.converter=org.apache.kafka.connect.storage.StringConverter",
