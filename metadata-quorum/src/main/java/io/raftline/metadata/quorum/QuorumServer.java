@@ -7,7 +7,9 @@ import io.raftline.protocol.metadata.MetadataRecord;
 import io.raftline.protocol.metadata.VoterDirectoryRecord;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -111,6 +113,7 @@ public final class QuorumServer implements Closeable {
     }
 
     public synchronized void start() throws IOException {
+        refuseTakenListener();
         Path dir = config.metadataDir().resolve("ratis");
         Files.createDirectories(dir);
         boolean empty;
@@ -160,6 +163,21 @@ public final class QuorumServer implements Closeable {
         server.start();
         division = server.getDivision(groupId);
         registerDirectoryWhenCaughtUp();
+    }
+
+    /**
+     * Ratis's gRPC server, when it cannot listen, ends the JVM (System.exit(1) after its own log line); a taken
+     * quorum.listener is refused here first, before any storage is touched, with the error the other listeners give.
+     */
+    private void refuseTakenListener() {
+        InetSocketAddress address = new InetSocketAddress(config.quorumHost(), config.quorumPort());
+        try (ServerSocket probe = new ServerSocket()) {
+            probe.setReuseAddress(true);
+            probe.bind(address);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot listen on quorum.listener " + config.quorumHost() + ":"
+                + config.quorumPort() + ": " + e.getMessage(), e);
+        }
     }
 
     /** A quorum node that must not start: it lost its Raft log while the quorum counts it as a voter. */
