@@ -136,7 +136,7 @@ final class PartitionControl {
     }
 
     static IntPredicate activeIn(MetadataImage image) {
-        return id -> image.broker(id).map(BrokerRegistration::active).orElse(false);
+        return image::brokerActive;
     }
 
     static int firstEligible(List<Integer> replicas, List<Integer> isr, IntPredicate usable) {

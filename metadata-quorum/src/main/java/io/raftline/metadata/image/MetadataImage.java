@@ -160,6 +160,12 @@ public final class MetadataImage {
         return Optional.ofNullable(brokers.get(id));
     }
 
+    /** Whether broker {@code id} is registered and active (unfenced, not shutting down): one that can lead. */
+    public boolean brokerActive(int id) {
+        BrokerRegistration b = brokers.get(id);
+        return b != null && b.active();
+    }
+
     public Map<Uuid, TopicImage> topicsById() {
         return topicsById;
     }
@@ -187,13 +193,7 @@ public final class MetadataImage {
      * do it with.
      */
     public boolean controlledShutdownHandsOver(int brokerId) {
-        IntPredicate otherActive = id -> {
-            BrokerRegistration b = brokers.get(id);
-            return id != brokerId && b != null && b.active();
-        };
-        if (brokers.keySet().stream().noneMatch(otherActive::test)) {
-            return false;
-        }
+        IntPredicate otherActive = id -> id != brokerId && brokerActive(id);
         for (TopicImage t : topicsById.values()) {
             for (PartitionRegistration p : t.partitions().values()) {
                 if (!p.isr().contains(brokerId)) {
