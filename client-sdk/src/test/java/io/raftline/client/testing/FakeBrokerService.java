@@ -1,7 +1,6 @@
 package io.raftline.client.testing;
 
 import com.google.protobuf.ByteString;
-import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.raftline.protocol.ErrorCode;
 import io.raftline.protocol.broker.BrokerServiceGrpc;
@@ -355,7 +354,7 @@ final class FakeBrokerService extends BrokerServiceGrpc.BrokerServiceImplBase {
     public void metadata(MetadataRequest request, StreamObserver<MetadataResponse> out) {
         if (c.failingMetadata.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
             c.metadataRequests.incrementAndGet();
-            out.onError(Status.UNAVAILABLE.withDescription("injected metadata failure").asRuntimeException());
+            out.onError(c.metadataFailure.asRuntimeException());
             return;
         }
         c.metadataAnsweredBy.merge(brokerId, 1, Integer::sum);

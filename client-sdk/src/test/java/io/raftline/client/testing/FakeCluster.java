@@ -2,6 +2,7 @@ package io.raftline.client.testing;
 
 import com.google.protobuf.ByteString;
 import io.grpc.Server;
+import io.grpc.Status;
 import io.grpc.netty.NettyServerBuilder;
 import io.raftline.protocol.Error;
 import io.raftline.protocol.ErrorCode;
@@ -51,8 +52,9 @@ public final class FakeCluster implements AutoCloseable {
     final AtomicInteger metadataRequests = new AtomicInteger();
     /** Metadata requests answered, by broker id. */
     final Map<Integer, Integer> metadataAnsweredBy = new java.util.concurrent.ConcurrentHashMap<>();
-    /** Metadata requests still to fail with UNAVAILABLE (a broker that is down or restarting). */
+    /** Metadata requests still to fail with {@link #metadataFailure} (UNAVAILABLE: a broker down or restarting). */
     final AtomicInteger failingMetadata = new AtomicInteger();
+    volatile Status metadataFailure = Status.UNAVAILABLE.withDescription("injected metadata failure");
     final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "fake-cluster-scheduler");
         t.setDaemon(true);
@@ -190,9 +192,14 @@ public final class FakeCluster implements AutoCloseable {
         return produceRequests.get();
     }
 
-    /** Metadata requests received so far (all brokers). */
     /** The next {@code n} metadata requests fail with gRPC UNAVAILABLE, as against a broker that is down. */
     public void failNextMetadata(int n) {
+        failNextMetadata(n, Status.UNAVAILABLE.withDescription("injected metadata failure"));
+    }
+
+    /** The next {@code n} metadata requests fail with {@code status} (UNAUTHENTICATED: as a listener refusing a login). */
+    public void failNextMetadata(int n, Status status) {
+        metadataFailure = status;
         failingMetadata.set(n);
     }
 
@@ -201,6 +208,7 @@ public final class FakeCluster implements AutoCloseable {
         return metadataAnsweredBy.getOrDefault(brokerId, 0);
     }
 
+    /** Metadata requests received so far (all brokers). */
     public int metadataRequests() {
         return metadataRequests.get();
     }

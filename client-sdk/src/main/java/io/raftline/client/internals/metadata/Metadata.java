@@ -5,6 +5,7 @@ import io.raftline.client.common.Node;
 import io.raftline.client.common.PartitionInfo;
 import io.raftline.client.common.TopicPartition;
 import io.raftline.client.errors.ApiException;
+import io.raftline.client.errors.AuthenticationException;
 import io.raftline.client.errors.Errors;
 import io.raftline.client.errors.InterruptException;
 import io.raftline.client.errors.RaftlineException;
@@ -259,7 +260,7 @@ public final class Metadata {
 
     /**
      * Blocks until metadata knows {@code topic}'s partitions, refreshing as needed, until {@code deadlineMs} (on the
-     * monotonic clock). A non-retriable topic error (an invalid name) fails at once.
+     * monotonic clock). A non-retriable topic error (an invalid name) and a refused login fail at once.
      *
      * @throws TimeoutException when the topic is still unknown at the deadline
      */
@@ -283,6 +284,9 @@ public final class Metadata {
             Refreshed r = refreshWithin(remaining);
             if (r.cluster() != null && !r.cluster().partitionsForTopic(topic).isEmpty()) {
                 continue;
+            }
+            if (r.error() instanceof AuthenticationException refused) {
+                throw refused; // as Kafka's clients: a credential or certificate refused is not retried
             }
             if (r.error() != null) {
                 last = r.error();
