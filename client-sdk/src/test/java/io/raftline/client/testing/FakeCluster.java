@@ -38,6 +38,9 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class FakeCluster implements AutoCloseable {
 
+    /** What a metadata request meets at a broker that is down or restarting. */
+    private static final Status BROKER_DOWN = Status.UNAVAILABLE.withDescription("injected metadata failure");
+
     static final String CLUSTER_ID = "fake-cluster-0000000000";
 
     final Map<Integer, Server> servers = new LinkedHashMap<>();
@@ -54,7 +57,7 @@ public final class FakeCluster implements AutoCloseable {
     final Map<Integer, Integer> metadataAnsweredBy = new java.util.concurrent.ConcurrentHashMap<>();
     /** Metadata requests still to fail with {@link #metadataFailure} (UNAVAILABLE: a broker down or restarting). */
     final AtomicInteger failingMetadata = new AtomicInteger();
-    volatile Status metadataFailure = Status.UNAVAILABLE.withDescription("injected metadata failure");
+    volatile Status metadataFailure = BROKER_DOWN;
     final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "fake-cluster-scheduler");
         t.setDaemon(true);
@@ -194,7 +197,7 @@ public final class FakeCluster implements AutoCloseable {
 
     /** The next {@code n} metadata requests fail with gRPC UNAVAILABLE, as against a broker that is down. */
     public void failNextMetadata(int n) {
-        failNextMetadata(n, Status.UNAVAILABLE.withDescription("injected metadata failure"));
+        failNextMetadata(n, BROKER_DOWN);
     }
 
     /** The next {@code n} metadata requests fail with {@code status} (UNAUTHENTICATED: as a listener refusing a login). */

@@ -1,6 +1,7 @@
 package io.raftline.metadata.quorum;
 
 import io.raftline.common.SystemTime;
+import io.raftline.common.io.PortProbe;
 import io.raftline.metadata.image.MetadataImage;
 import io.raftline.protocol.metadata.MetadataBatch;
 import io.raftline.protocol.metadata.MetadataRecord;
@@ -9,7 +10,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -170,10 +170,8 @@ public final class QuorumServer implements Closeable {
      * quorum.listener is refused here first, before any storage is touched, with the error the other listeners give.
      */
     private void refuseTakenListener() {
-        InetSocketAddress address = new InetSocketAddress(config.quorumHost(), config.quorumPort());
-        try (ServerSocket probe = new ServerSocket()) {
-            probe.setReuseAddress(true);
-            probe.bind(address);
+        try {
+            PortProbe.bindAndRelease(new InetSocketAddress(config.quorumHost(), config.quorumPort()));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot listen on quorum.listener " + config.quorumHost() + ":"
                 + config.quorumPort() + ": " + e.getMessage(), e);

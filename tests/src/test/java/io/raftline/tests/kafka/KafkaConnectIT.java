@@ -53,7 +53,7 @@ class KafkaConnectIT {
         Path sink = dir.resolve("sink.txt");
         List<String> lines = new ArrayList<>();
         appendLines(source, random, 150, lines);
-        int restPort = TestPorts.free(1)[0];
+        int restPort = TestPorts.free();
         Path worker = write(dir.resolve("worker.properties"), "bootstrap.servers=" + KAFKA.cluster().kafkaBootstrap(),
             "key.converter=org.apache.kafka.connect.storage.StringConverter",
             "value.converter=org.apache.kafka.connect.storage.StringConverter",

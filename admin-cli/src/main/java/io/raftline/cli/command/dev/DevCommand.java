@@ -3,11 +3,11 @@ package io.raftline.cli.command.dev;
 import io.raftline.cli.CliException;
 import io.raftline.cli.output.Json;
 import io.raftline.common.SystemTime;
+import io.raftline.common.io.PortProbe;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -130,9 +130,8 @@ public final class DevCommand implements Callable<Integer> {
 
     private static void checkPortsFree(DevLayout layout) {
         for (int port : layout.allPorts()) {
-            try (ServerSocket socket = new ServerSocket()) {
-                socket.setReuseAddress(true);
-                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+            try {
+                PortProbe.bindAndRelease(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
             } catch (IOException e) {
                 throw new CliException("port " + port + " is already in use");
             }
