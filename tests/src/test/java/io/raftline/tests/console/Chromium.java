@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -38,6 +39,17 @@ final class Chromium {
         ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(DRIVER.toFile())
             .usingAnyFreePort().build();
         return new ChromeDriver(service, options);
+    }
+
+    /**
+     * The rendered text of the element with id {@code id}, or "" when the page has none, read in one script step: the
+     * console re-renders its parts on each refresh, and an element found by one WebDriver call may be gone (stale) by
+     * the next one that reads it.
+     */
+    static String text(WebDriver driver, String id) {
+        Object t = ((JavascriptExecutor) driver).executeScript(
+            "const e = document.getElementById(arguments[0]); return e ? e.innerText : '';", id);
+        return t == null ? "" : t.toString();
     }
 
     /** Empty when Chromium and chromedriver are there (installing them first if it can), else why not. */

@@ -30,6 +30,7 @@ import org.junit.jupiter.api.Timeout;
 import org.openqa.selenium.By;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.TakesScreenshot;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -131,6 +132,24 @@ class ConsoleIT {
         Files.copy(f.toPath(), SHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
     }
 
+    /** Whether the button with id {@code id} is there and enabled, read in one script step (see {@link Chromium#text}). */
+    private static boolean enabled(String id) {
+        return Boolean.TRUE.equals(((JavascriptExecutor) driver).executeScript(
+            "const e = document.getElementById(arguments[0]); return e != null && !e.disabled;", id));
+    }
+
+    /** Clicks the element with id {@code id}, finding it again if the page re-rendered it between the find and the click. */
+    private static void click(String id) {
+        TestCluster.await(() -> {
+            try {
+                driver.findElement(By.id(id)).click();
+                return true;
+            } catch (StaleElementReferenceException e) {
+                return false;
+            }
+        }, PAGE, "a click on " + id);
+    }
+
     /** Waits until {@code check} holds; on timeout fails with the last difference it reported. */
     private static void awaitPage(Supplier<String> difference, Duration timeout, String what) {
         String[] last = {null};
@@ -140,7 +159,7 @@ class ConsoleIT {
                 return last[0] == null;
             }, timeout, what);
         } catch (AssertionError e) {
-            String status = driver.findElements(By.id("status")).isEmpty() ? "" : driver.findElement(By.id("status")).getText();
+            String status = Chromium.text(driver, "status");
             try {
                 screenshot("failed-" + what.replaceAll("[^a-zA-Z0-9]+", "-"));
             } catch (IOException | RuntimeException ignored) {
@@ -218,7 +237,7 @@ class ConsoleIT {
             if (rows("voters").size() != quorum.get("voters").size()) {
                 return "page lists " + rows("voters").size() + " voters";
             }
-            String summary = driver.findElement(By.id("quorum-summary")).getText();
+            String summary = Chromium.text(driver, "quorum-summary");
             return summary.startsWith("leader " + quorum.get("leaderId").asInt() + ", term ") ? null : "quorum: " + summary;
         }, PAGE, "the overview to show the CLI's brokers and quorum");
         assertThat(driver.findElement(By.tagName("h2")).getText()).isEqualTo("Cluster " + cluster.clusterId());
@@ -255,20 +274,19 @@ class ConsoleIT {
         ok(cli.run("topics", "create", "--topic", wide, "--partitions", "150", "--replication-factor", "1"));
         open(1, "topic/" + wide);
         awaitPage(() -> {
-            String range = driver.findElements(By.id("partitions-pager-range")).isEmpty() ? ""
-                : driver.findElement(By.id("partitions-pager-range")).getText();
-            return range.equals("rows 1–100 of 150") && rows("partitions").size() == 100 ? null
-                : "range '" + range + "', " + rows("partitions").size() + " rows";
-        }, PAGE, "the first 100 of 150 partitions");
-        assertThat(driver.findElement(By.id("partitions-pager-prev")).isEnabled()).isFalse();
-        driver.findElement(By.id("partitions-pager-next")).click();
+            String range = Chromium.text(driver, "partitions-pager-range");
+            boolean prev = enabled("partitions-pager-prev");
+            return range.equals("rows 1–100 of 150") && rows("partitions").size() == 100 && !prev ? null
+                : "range '" + range + "', " + rows("partitions").size() + " rows, previous enabled " + prev;
+        }, PAGE, "the first 100 of 150 partitions, no previous page");
+        click("partitions-pager-next");
         awaitPage(() -> {
             List<Map<String, Object>> rows = rows("partitions");
-            String range = driver.findElement(By.id("partitions-pager-range")).getText();
+            String range = Chromium.text(driver, "partitions-pager-range");
+            boolean next = enabled("partitions-pager-next");
             return range.equals("rows 101–150 of 150") && rows.size() == 50 && "100".equals(rows.get(0).get("data-partition"))
-                ? null : "range '" + range + "', " + rows.size() + " rows";
-        }, PAGE, "the second page: partitions 100 to 149");
-        assertThat(driver.findElement(By.id("partitions-pager-next")).isEnabled()).isFalse();
+                && !next ? null : "range '" + range + "', " + rows.size() + " rows, next enabled " + next;
+        }, PAGE, "the second page: partitions 100 to 149, no next page");
         screenshot("topic-second-page");
         // What the page read: one page, not the topic's 150 partitions.
         Object sent = ((JavascriptExecutor) driver).executeAsyncScript("const done = arguments[arguments.length - 1];"
@@ -387,7 +405,7 @@ class ConsoleIT {
         awaitPage(() -> {
             Object canvases = ((JavascriptExecutor) driver).executeScript(
                 "return document.querySelectorAll('#chart-throughput canvas, #chart-latency canvas').length");
-            String rates = driver.findElements(By.id("rates")).isEmpty() ? "" : driver.findElement(By.id("rates")).getText();
+            String rates = Chromium.text(driver, "rates");
             return ((Number) canvases).intValue() >= 2 && rates.contains("records/s in") ? null : canvases + " canvases, " + rates;
         }, PAGE, "uPlot to draw both charts");
         // four readings give three intervals: lines, not dots
@@ -414,7 +432,7 @@ class ConsoleIT {
         ((JavascriptExecutor) driver).executeScript("document.querySelector('#create-topic-form input[name=csrf]').remove()");
         form.findElement(By.cssSelector("button[type=submit]")).click();
         awaitPage(() -> {
-            String result = driver.findElement(By.id("create-topic-form-result")).getText();
+            String result = Chromium.text(driver, "create-topic-form-result");
             return result.contains("refused: 403 missing CSRF token") ? null : "result: " + result;
         }, PAGE, "the form without its token to be refused");
         screenshot("refused-without-csrf");
@@ -427,7 +445,7 @@ class ConsoleIT {
         again.findElement(By.name("topic")).sendKeys("console-created");
         again.findElement(By.cssSelector("button[type=submit]")).click();
         awaitPage(() -> {
-            String result = driver.findElement(By.id("create-topic-form-result")).getText();
+            String result = Chromium.text(driver, "create-topic-form-result");
             return result.startsWith("done: ") ? null : "result: " + result;
         }, PAGE, "the form with its token to create the topic");
         assertThat(cli.json("topics", "list").toString()).contains("\"console-created\"");

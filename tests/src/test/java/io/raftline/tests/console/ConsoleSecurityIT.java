@@ -255,13 +255,13 @@ class ConsoleSecurityIT {
         try {
             driver.get("https://localhost:" + cluster.node(1).metricsPort() + "/ui/#/topics");
             TestCluster.await(() -> !driver.findElements(By.id("create-topic-form")).isEmpty()
-                && driver.findElement(By.id("node")).getText().contains("not signed in: admin actions are refused"),
+                && Chromium.text(driver, "node").contains("not signed in: admin actions are refused"),
                 Duration.ofSeconds(30), "the console to say it has no certificate (header: " + header(driver) + ")");
             WebElement form = driver.findElement(By.id("create-topic-form"));
             form.findElement(By.name("topic")).sendKeys("console-from-browser");
             form.findElement(By.cssSelector("button[type=submit]")).click();
             String expected = "refused: 401 authentication required: show a client certificate or log in, over HTTPS";
-            TestCluster.await(() -> driver.findElement(By.id("create-topic-form-result")).getText().equals(expected),
+            TestCluster.await(() -> Chromium.text(driver, "create-topic-form-result").equals(expected),
                 Duration.ofSeconds(30), "the form to be refused with 401");
             Path shots = Path.of("target", "console");
             Files.createDirectories(shots);
@@ -274,7 +274,7 @@ class ConsoleSecurityIT {
             TestCluster.await(() -> {
                 // the header re-renders on its refresh: an element found a moment ago may be gone or replaced; try again
                 try {
-                    if (driver.findElement(By.id("node")).getText().contains("as User:carol")) {
+                    if (Chromium.text(driver, "node").contains("as User:carol")) {
                         return true;
                     }
                     if (!driver.findElements(By.id("login-form")).isEmpty()) {
@@ -299,6 +299,6 @@ class ConsoleSecurityIT {
     }
 
     private static String header(WebDriver driver) {
-        return driver.findElements(By.id("node")).isEmpty() ? "none" : driver.findElement(By.id("node")).getText();
+        return Chromium.text(driver, "node");
     }
 }
