@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.raftline.client.common.serialization.StringSerializer;
 import io.raftline.client.errors.BufferExhaustedException;
+import io.raftline.client.errors.InvalidRecordException;
 import io.raftline.client.errors.RecordTooLargeException;
 import io.raftline.client.errors.TimeoutException;
 import io.raftline.client.testing.FakeCluster;
@@ -177,6 +178,54 @@ class ProducerTest {
             }
             assertThat(storedValues("t", 0)).isEqualTo(sent);
         }
+    }
+
+    /**
+     * A send that fails for good makes the producer bump its epoch; a batch of another partition then waiting to be
+     * retried may already be stored (its leader appended it, then answered with an error) and must be retried under
+     * the sequence it was stored with, so the leader recognises it, not stamped again as a new batch of the new
+     * epoch, which the leader would store a second time.
+     */
+    @Test
+    void aBatchThatMayBeStoredKeepsItsSequenceAcrossAnEpochBump() throws Exception {
+        cluster.createTopic("t", 2);
+        try (RaftlineProducer<String, String> p = producer("linger.ms", 0, "retry.backoff.ms", 1500)) {
+            p.send(new ProducerRecord<>("t", 0, null, "a0")).get(10, TimeUnit.SECONDS);
+            p.send(new ProducerRecord<>("t", 1, null, "b0")).get(10, TimeUnit.SECONDS);
+            cluster.injectProduceErrorsAfterAppend("t", 0, ErrorCode.REQUEST_TIMED_OUT);
+            Future<RecordMetadata> a1 = p.send(new ProducerRecord<>("t", 0, null, "a1"));
+            await("a1 stored by partition 0's leader").atMost(Duration.ofSeconds(10)).until(() -> storedValues("t", 0).size() == 2);
+            // a1 now waits out its retry backoff; meanwhile partition 1 refuses a batch for good
+            cluster.injectProduceErrors("t", 1, ErrorCode.INVALID_RECORD);
+            Future<RecordMetadata> b1 = p.send(new ProducerRecord<>("t", 1, null, "b1"));
+            assertThatThrownBy(() -> b1.get(10, TimeUnit.SECONDS)).cause().isInstanceOf(InvalidRecordException.class);
+            assertThat(a1.get(10, TimeUnit.SECONDS).offset()).isEqualTo(1);
+            assertThat(p.send(new ProducerRecord<>("t", 0, null, "a2")).get(10, TimeUnit.SECONDS).offset()).isEqualTo(2);
+            assertThat(p.send(new ProducerRecord<>("t", 1, null, "b2")).get(10, TimeUnit.SECONDS).offset()).isEqualTo(1);
+        }
+        assertThat(storedValues("t", 0)).containsExactly("a0", "a1", "a2");
+        assertThat(storedValues("t", 1)).containsExactly("b0", "b2");
+    }
+
+    /**
+     * OUT_OF_ORDER_SEQUENCE with no earlier batch of the partition pending says the leader never stored the batch:
+     * the producer bumps its epoch and sends it again under the new one, as Kafka's idempotent producer does, instead
+     * of failing it.
+     */
+    @Test
+    void aSequenceTheLeaderRefusesAsOutOfOrderIsSentAgainUnderANewEpoch() throws Exception {
+        cluster.createTopic("t", 1);
+        try (RaftlineProducer<String, String> p = producer("linger.ms", 0, "batch.size", 1)) {
+            p.send(new ProducerRecord<>("t", 0, null, "v0")).get(10, TimeUnit.SECONDS);
+            cluster.injectProduceErrors("t", 0, ErrorCode.OUT_OF_ORDER_SEQUENCE);
+            // v2 goes in flight behind v1 or waits for the new epoch: either way both are stored once, in order
+            Future<RecordMetadata> v1 = p.send(new ProducerRecord<>("t", 0, null, "v1"));
+            Future<RecordMetadata> v2 = p.send(new ProducerRecord<>("t", 0, null, "v2"));
+            assertThat(v1.get(10, TimeUnit.SECONDS).offset()).isEqualTo(1);
+            assertThat(v2.get(10, TimeUnit.SECONDS).offset()).isEqualTo(2);
+            assertThat(p.send(new ProducerRecord<>("t", 0, null, "v3")).get(10, TimeUnit.SECONDS).offset()).isEqualTo(3);
+        }
+        assertThat(storedValues("t", 0)).containsExactly("v0", "v1", "v2", "v3");
     }
 
     @Test

@@ -116,6 +116,9 @@ final class FakeBrokerService extends BrokerServiceGrpc.BrokerServiceImplBase {
                 r.setBaseOffset(a.baseOffset()).setLogStartOffset(p.logStartOffset);
                 if (a.error() != ErrorCode.NONE) {
                     r.setError(FakeCluster.error(a.error(), a.message()));
+                } else if (!p.afterAppendErrors.isEmpty()) {
+                    ErrorCode after = p.afterAppendErrors.pollFirst();
+                    r.setBaseOffset(-1).setError(FakeCluster.error(after, "injected after the append: " + after));
                 }
                 b.addPartitions(r);
             }

@@ -138,6 +138,15 @@ public final class FakeCluster implements AutoCloseable {
         partition(topic, partition).produceErrors.addAll(List.of(codes));
     }
 
+    /**
+     * The next produce requests for the partition are stored and then answered with these codes, one each: a leader
+     * that appended the batch but could not say so (its followers fell behind, it lost the leadership, the request
+     * timed out).
+     */
+    public synchronized void injectProduceErrorsAfterAppend(String topic, int partition, ErrorCode... codes) {
+        partition(topic, partition).afterAppendErrors.addAll(List.of(codes));
+    }
+
     /** The next fetches of the partition fail with these codes. */
     public synchronized void injectFetchErrors(String topic, int partition, ErrorCode... codes) {
         partition(topic, partition).fetchErrors.addAll(List.of(codes));

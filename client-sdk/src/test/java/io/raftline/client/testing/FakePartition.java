@@ -38,6 +38,8 @@ public final class FakePartition {
     long logStartOffset;
     long nextOffset;
     final Deque<ErrorCode> produceErrors = new ArrayDeque<>();
+    /** Errors answered for the next produces after their batches were stored (a leader that lost the acks). */
+    final Deque<ErrorCode> afterAppendErrors = new ArrayDeque<>();
     final Deque<ErrorCode> fetchErrors = new ArrayDeque<>();
     int corruptNextFetches;
     int truncateNextFetchesBy;

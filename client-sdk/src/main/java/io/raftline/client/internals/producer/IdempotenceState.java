@@ -15,6 +15,14 @@ import java.util.TreeMap;
  * partition is in flight, so the broker sees the sequences in order again. A batch that finally fails leaves a gap:
  * the producer then bumps its epoch (InitProducerId with its current id and epoch), which restarts every
  * partition's sequence at 0, once nothing is in flight.
+ *
+ * <p>No batch is stored twice. A batch that came back with an error may be stored all the same (its leader appended
+ * it, then timed out waiting for its followers, lost the leadership, or its answer was lost), so it keeps its
+ * producer id, epoch and sequence across an epoch bump: sent again, its leader recognises it as a duplicate, or
+ * refuses it as out of order, which says it never stored that sequence. Only then does the batch get a new sequence
+ * (of the current epoch, bumping it first if the gap is in the current one), and so does every later batch of its
+ * partition (a successor of a sequence never stored was not stored either). A partition's fresh batches are not sent
+ * while a batch of an older epoch is in flight on it, so its leader sees the old epoch end before the new one starts.
  */
 public final class IdempotenceState implements RecordAccumulator.DrainGate {
 
@@ -67,21 +75,41 @@ public final class IdempotenceState implements RecordAccumulator.DrainGate {
         return true;
     }
 
+    /** Whether the batch carries the current producer id and epoch. */
+    private boolean stampedNow(ProducerBatch batch) {
+        return batch.producerId == producerId && batch.producerEpoch == epoch;
+    }
+
+    private static boolean sameStamp(ProducerBatch a, ProducerBatch b) {
+        return a.producerId == b.producerId && a.producerEpoch == b.producerEpoch;
+    }
+
     @Override
     public boolean mayDrain(TopicPartition tp, ProducerBatch first) {
         if (!hasProducerId()) {
             return false;
         }
+        TreeMap<Integer, ProducerBatch> m = inFlight.get(tp);
+        if (m == null || m.isEmpty()) {
+            return true;
+        }
         if (first.retry || first.hasSequence()) {
-            TreeMap<Integer, ProducerBatch> m = inFlight.get(tp);
-            return m == null || m.isEmpty();
+            return false;
+        }
+        for (ProducerBatch b : m.values()) {
+            if (!stampedNow(b)) {
+                return false;
+            }
         }
         return true;
     }
 
     @Override
     public void onDrained(ProducerBatch batch) {
-        if (!batch.hasSequence() || batch.producerEpoch != epoch || batch.producerId != producerId) {
+        // an older epoch's batch behind one this partition already sent in the current epoch: its predecessor was
+        // refused as out of order, so it was not stored either
+        boolean behindNewEpoch = batch.hasSequence() && !stampedNow(batch) && nextSequence.containsKey(batch.tp);
+        if (batch.needsSequence() || behindNewEpoch) {
             int seq = nextSequence.getOrDefault(batch.tp, 0);
             batch.stampProducerState(producerId, epoch, seq);
             nextSequence.put(batch.tp, (int) (((long) seq + batch.recordCount()) & Integer.MAX_VALUE));
@@ -98,19 +126,35 @@ public final class IdempotenceState implements RecordAccumulator.DrainGate {
     }
 
     /**
-     * Whether an OUT_OF_ORDER_SEQUENCE for {@code batch} is explained by an earlier batch of the same partition that
-     * is itself being retried or still in flight (then it is retriable), rather than by a real gap.
+     * Whether an OUT_OF_ORDER_SEQUENCE for {@code batch} is explained by an earlier batch of the same partition and
+     * epoch that is itself being retried or still in flight (then it is retriable as it is), rather than by a real gap.
      */
     public boolean earlierSequencePending(ProducerBatch batch, Iterable<ProducerBatch> queued) {
         TreeMap<Integer, ProducerBatch> m = inFlight.get(batch.tp);
-        if (m != null && !m.headMap(batch.baseSequence).isEmpty()) {
-            return true;
+        if (m != null) {
+            for (ProducerBatch b : m.headMap(batch.baseSequence).values()) {
+                if (sameStamp(b, batch)) {
+                    return true;
+                }
+            }
         }
         for (ProducerBatch q : queued) {
-            if (q.hasSequence() && q.baseSequence < batch.baseSequence) {
+            if (q.hasSequence() && sameStamp(q, batch) && q.baseSequence < batch.baseSequence) {
                 return true;
             }
         }
         return false;
+    }
+
+    /**
+     * The leader refused {@code batch}'s sequence as out of order with nothing earlier pending: it never stored it.
+     * The batch gets a new sequence when drained next; a gap in the current epoch needs a new epoch first (a batch of
+     * an older one just moves to the current epoch).
+     */
+    public void sequenceRefused(ProducerBatch batch) {
+        batch.sequenceRefused();
+        if (stampedNow(batch)) {
+            epochBumpNeeded = true;
+        }
     }
 }

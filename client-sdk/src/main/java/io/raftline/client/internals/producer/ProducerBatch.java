@@ -45,6 +45,8 @@ public final class ProducerBatch {
     int baseSequence = RecordBatch.NO_SEQUENCE;
     long producerId = RecordBatch.NO_PRODUCER_ID;
     short producerEpoch = RecordBatch.NO_PRODUCER_EPOCH;
+    /** The leader refused the stamped sequence as out of order (so never stored it): stamp again when drained. */
+    private boolean sequenceRefused;
 
     ProducerBatch(TopicPartition tp, CompressionType compression, int reservedBytes, long nowMs) {
         this(tp, compression, reservedBytes, nowMs, null);
@@ -149,13 +151,20 @@ public final class ProducerBatch {
         this.producerId = pid;
         this.producerEpoch = epoch;
         this.baseSequence = sequence;
+        this.sequenceRefused = false;
     }
 
-    /** Forgets the stamped sequence, after an epoch bump: the batch gets a new one when drained next. */
-    void clearSequence() {
-        baseSequence = RecordBatch.NO_SEQUENCE;
-        producerId = RecordBatch.NO_PRODUCER_ID;
-        producerEpoch = RecordBatch.NO_PRODUCER_EPOCH;
+    /**
+     * Marks the stamped sequence as never stored (its leader refused it as out of order): drained next, the batch gets
+     * the current epoch's next sequence. It keeps the old one until then, which orders it among its partition's retries.
+     */
+    void sequenceRefused() {
+        sequenceRefused = true;
+    }
+
+    /** Whether the batch must be stamped again before it is sent: it has no sequence, or its sequence was refused. */
+    boolean needsSequence() {
+        return !hasSequence() || sequenceRefused;
     }
 
     boolean hasSequence() {

@@ -240,7 +240,12 @@ public final class Sender implements Runnable {
         }
         boolean retriable = e instanceof RetriableException;
         if (e instanceof OutOfOrderSequenceException && idempotence != null) {
-            retriable = idempotence.earlierSequencePending(b, accumulator.queuedBatches(b.tp));
+            // explained by an earlier batch still to be stored: retry as it is; else the leader never stored this
+            // sequence: retry under a new one (bumping the epoch if the gap is in the current one), as Kafka does
+            if (!idempotence.earlierSequencePending(b, accumulator.queuedBatches(b.tp))) {
+                idempotence.sequenceRefused(b);
+            }
+            retriable = true;
         }
         if (e instanceof InvalidMetadataException) {
             metadata.requestUpdate();
@@ -324,14 +329,9 @@ public final class Sender implements Runnable {
                 LOG.debug("InitProducerId failed: {}", error);
                 continue;
             }
+            // Queued batches keep the old epoch's sequences: each was sent and may be stored (see IdempotenceState).
             idempotence.setProducerIdAndEpoch(r.response().getProducerId(), (short) r.response().getProducerEpoch());
             lastInitError = "";
-            // Queued batches that carried the old epoch's sequences get new ones when drained.
-            for (TopicPartition tp : accumulator.partitions()) {
-                for (ProducerBatch b : accumulator.queuedBatches(tp)) {
-                    b.clearSequence();
-                }
-            }
         }
     }
 
