@@ -1,6 +1,9 @@
 package io.raftline.cli.verify;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The checked outcome of a run: the safety anomalies (any one found fails the run), the {@code acks=1} losses (reported,
@@ -11,14 +14,16 @@ import java.util.List;
  * @param acks1Lost    those the final reads did not return
  * @param acked        records acknowledged to the {@code acks=all} producers
  * @param failedSends  {@code acks=all} sends that failed (their records may or may not be stored)
+ * @param failedSendErrors how many of them failed with each error, numbers in it written #, most frequent first
  * @param read         records returned by the final reads
  * @param availability the unavailability figures
  */
-public record Verdict(List<Anomaly> anomalies, long acks1Acked, Anomaly acks1Lost, long acked, long failedSends, long read,
-                      Unavailability.Report availability) {
+public record Verdict(List<Anomaly> anomalies, long acks1Acked, Anomaly acks1Lost, long acked, long failedSends,
+                      Map<String, Long> failedSendErrors, long read, Unavailability.Report availability) {
 
     public Verdict {
         anomalies = List.copyOf(anomalies);
+        failedSendErrors = Collections.unmodifiableMap(new LinkedHashMap<>(failedSendErrors));
     }
 
     /** Whether no safety anomaly was found. */

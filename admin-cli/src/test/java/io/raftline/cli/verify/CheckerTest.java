@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.raftline.common.ManualTime;
 import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,11 +27,22 @@ class CheckerTest {
         assertThat(v.safe()).as(v.toString()).isTrue();
         assertThat(v.acked()).isEqualTo(2);
         assertThat(v.failedSends()).isEqualTo(1);
+        assertThat(v.failedSendErrors()).containsExactly(Map.entry("timed out", 1L));
         assertThat(v.acks1Acked()).isEqualTo(1);
         assertThat(v.acks1Lost().count()).isZero();
         assertThat(v.read()).isEqualTo(4);
         assertThat(v.anomalies()).extracting(Anomaly::name).containsExactly("lost", "moved", "duplicate", "inconsistentOffsets",
             "nonMonotonicPoll", "skip", "committedOffsetRegression");
+    }
+
+    @Test
+    void failedSendsAreCountedByTheirErrorWithNumbersLeftOut() {
+        Verdict v = Checker.check(cleanRun().failed("v7", "Delivery of t-1 timed out after 120004 ms")
+            .failed("v8", "Delivery of t-2 timed out after 120017 ms").failed("v9", "INVALID_RECORD: bad|batch").build(),
+            FaultLog.EMPTY);
+        assertThat(v.failedSends()).isEqualTo(4);
+        assertThat(v.failedSendErrors()).containsExactly(Map.entry("Delivery of t-# timed out after # ms", 2L),
+            Map.entry("INVALID_RECORD: bad|batch", 1L), Map.entry("timed out", 1L));
     }
 
     @Test

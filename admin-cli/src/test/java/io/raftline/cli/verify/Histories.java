@@ -39,8 +39,13 @@ final class Histories {
 
     /** An acks=all send that failed. */
     Histories failed(String value) {
+        return failed(value, "timed out");
+    }
+
+    /** An acks=all send that failed with this error. */
+    Histories failed(String value, String error) {
         long t = tick();
-        events.add(new Event.Send("p0", Event.Acks.ALL, T, value, t, t, -1, -1, "timed out"));
+        events.add(new Event.Send("p0", Event.Acks.ALL, T, value, t, t, -1, -1, error));
         return this;
     }
 

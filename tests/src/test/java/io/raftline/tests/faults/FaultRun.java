@@ -203,6 +203,7 @@ final class FaultRun {
             windows = withGaps;
             if (r.exitCode() != 0) {
                 detail.append(r.err().lines().filter(l -> l.startsWith("error")).findFirst().orElse(""));
+                detail.append(evidence(dir.resolve("report.md")));
             }
         }
         return new Outcome(name, seed, r.exitCode(), doc, healed, windows, dir, detail.toString());
@@ -338,5 +339,28 @@ final class FaultRun {
             }
             return new Effects(changes, minIsr == Integer.MAX_VALUE ? -1 : minIsr, maxFenced, quorumLeaders);
         }
+    }
+
+    /**
+     * The report's anomaly examples and failed-send errors, on one line each, so that a failed run explains itself in
+     * the test's message (a CI log keeps that, not the report).
+     */
+    static String evidence(Path report) throws java.io.IOException {
+        if (!Files.exists(report)) {
+            return "";
+        }
+        StringBuilder out = new StringBuilder();
+        boolean inSection = false;
+        for (String line : Files.readAllLines(report, StandardCharsets.UTF_8)) {
+            if (line.startsWith("#")) {
+                inSection = line.startsWith("### ") || line.startsWith("## Failed sends");
+                if (inSection) {
+                    out.append("\n").append(line);
+                }
+            } else if (inSection && line.startsWith("| ") && !line.startsWith("| topic |") && !line.startsWith("| error |")) {
+                out.append("\n  ").append(line);
+            }
+        }
+        return out.toString();
     }
 }

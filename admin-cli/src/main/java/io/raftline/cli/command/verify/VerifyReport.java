@@ -152,6 +152,16 @@ final class VerifyReport {
             }
             md.println();
         }
+        if (!v.failedSendErrors().isEmpty()) {
+            md.println("## Failed sends by error");
+            md.println();
+            md.println("Numbers in the errors are written #.");
+            md.println();
+            md.println("| error | sends |");
+            md.println("|---|---|");
+            v.failedSendErrors().forEach((error, n) -> md.println("| " + error.replace("|", "\\|") + " | " + n + " |"));
+            md.println();
+        }
         md.println("## Unavailability");
         md.println();
         md.println("Longest time without any acknowledgement (acks=all): " + v.availability().maxNoAckGapMs() + " ms, from t="

@@ -32,6 +32,7 @@ class VerifyReportTest {
         e.add(new Event.Send("p0", Event.Acks.ALL, T, "p0-0", 0, 100_000_000L, 0, 0, null));
         e.add(new Event.Send("p0", Event.Acks.ALL, T, "p0-1", 0, 1_300_000_000L, 0, 1, null));
         e.add(new Event.Send("acks1", Event.Acks.ONE, T, "acks1-0", 0, 200_000_000L, 0, 2, null));
+        e.add(new Event.Send("p0", Event.Acks.ALL, T, "p0-2", 0, 1_400_000_000L, -1, -1, "OUT_OF_ORDER|1"));
         e.add(new Event.Phase(Event.Phase.WORKLOAD_END, 2_000_000_000L));
         e.add(new Event.Poll("final-reader", true, 0, T, 0, 0, "p0-0", 2_500_000_000L));
         return History.of("r1", START_MS, e);
@@ -111,6 +112,8 @@ class VerifyReportTest {
             .contains("| " + T + " | 0 | 1 | p0-1 |")
             .contains("| kill-leader | 2 | 0.5 | 1.5 | 1200 |")
             .contains("- a note")
+            .contains("## Failed sends by error")
+            .contains("| OUT_OF_ORDER\\|# | 1 |")
             .contains("After the final reads, the replicas of each partition were compared")
             .doesNotContain("Not checked yet");
     }
