@@ -310,11 +310,6 @@ public final class RecordAccumulator {
         }
     }
 
-    /** Partitions that have queued batches. */
-    public Set<TopicPartition> partitions() {
-        return batches.keySet();
-    }
-
     /** Makes every batch ready at once until {@link #awaitFlushCompletion()} ends. */
     public void beginFlush() {
         flushesInProgress.incrementAndGet();
