@@ -19,7 +19,6 @@ public final class Checker {
         List<Event> events = history.events();
         List<Anomaly> anomalies = SAFETY.stream().map(c -> c.check(events)).toList();
         long acked = 0;
-        long failed = 0;
         long acks1Acked = 0;
         long read = 0;
         Map<String, Long> errors = new HashMap<>();
@@ -30,7 +29,6 @@ public final class Checker {
                 } else if (s.acked()) {
                     acked++;
                 } else {
-                    failed++;
                     errors.merge(errorKind(s.error()), 1L, Long::sum);
                 }
             } else if (e instanceof Event.Poll p && p.finalRead()) {
@@ -41,7 +39,7 @@ public final class Checker {
         errors.entrySet().stream()
             .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
             .forEach(en -> byCount.put(en.getKey(), en.getValue()));
-        return new Verdict(anomalies, acks1Acked, new Lost(Event.Acks.ONE).check(events), acked, failed, byCount, read,
+        return new Verdict(anomalies, acks1Acked, new Lost(Event.Acks.ONE).check(events), acked, byCount, read,
             Unavailability.check(history, faults));
     }
 

@@ -13,17 +13,22 @@ import java.util.Map;
  * @param acks1Acked   records acknowledged to the {@code acks=1} producer
  * @param acks1Lost    those the final reads did not return
  * @param acked        records acknowledged to the {@code acks=all} producers
- * @param failedSends  {@code acks=all} sends that failed (their records may or may not be stored)
- * @param failedSendErrors how many of them failed with each error, numbers in it written #, most frequent first
+ * @param failedSendErrors how many {@code acks=all} sends failed (their records may or may not be stored) with each
+ *                     error, numbers in it written #, most frequent first
  * @param read         records returned by the final reads
  * @param availability the unavailability figures
  */
-public record Verdict(List<Anomaly> anomalies, long acks1Acked, Anomaly acks1Lost, long acked, long failedSends,
+public record Verdict(List<Anomaly> anomalies, long acks1Acked, Anomaly acks1Lost, long acked,
                       Map<String, Long> failedSendErrors, long read, Unavailability.Report availability) {
 
     public Verdict {
         anomalies = List.copyOf(anomalies);
         failedSendErrors = Collections.unmodifiableMap(new LinkedHashMap<>(failedSendErrors));
+    }
+
+    /** {@code acks=all} sends that failed, whatever the error. */
+    public long failedSends() {
+        return failedSendErrors.values().stream().mapToLong(Long::longValue).sum();
     }
 
     /** Whether no safety anomaly was found. */

@@ -52,6 +52,12 @@ final class Chromium {
         return t == null ? "" : t.toString();
     }
 
+    /** Whether the element with id {@code id} is there and not disabled, read in one script step as {@link #text}. */
+    static boolean enabled(WebDriver driver, String id) {
+        return Boolean.TRUE.equals(((JavascriptExecutor) driver).executeScript(
+            "const e = document.getElementById(arguments[0]); return e != null && !e.disabled;", id));
+    }
+
     /** Empty when Chromium and chromedriver are there (installing them first if it can), else why not. */
     static Optional<String> missing() {
         return DebianPackages.ensure(List.of(BROWSER.toString(), DRIVER.toString()), "chromium", "chromium-driver");

@@ -132,12 +132,6 @@ class ConsoleIT {
         Files.copy(f.toPath(), SHOTS.resolve(name + ".png"), StandardCopyOption.REPLACE_EXISTING);
     }
 
-    /** Whether the button with id {@code id} is there and enabled, read in one script step (see {@link Chromium#text}). */
-    private static boolean enabled(String id) {
-        return Boolean.TRUE.equals(((JavascriptExecutor) driver).executeScript(
-            "const e = document.getElementById(arguments[0]); return e != null && !e.disabled;", id));
-    }
-
     /** Clicks the element with id {@code id}, finding it again if the page re-rendered it between the find and the click. */
     private static void click(String id) {
         TestCluster.await(() -> {
@@ -275,7 +269,7 @@ class ConsoleIT {
         open(1, "topic/" + wide);
         awaitPage(() -> {
             String range = Chromium.text(driver, "partitions-pager-range");
-            boolean prev = enabled("partitions-pager-prev");
+            boolean prev = Chromium.enabled(driver, "partitions-pager-prev");
             return range.equals("rows 1–100 of 150") && rows("partitions").size() == 100 && !prev ? null
                 : "range '" + range + "', " + rows("partitions").size() + " rows, previous enabled " + prev;
         }, PAGE, "the first 100 of 150 partitions, no previous page");
@@ -283,7 +277,7 @@ class ConsoleIT {
         awaitPage(() -> {
             List<Map<String, Object>> rows = rows("partitions");
             String range = Chromium.text(driver, "partitions-pager-range");
-            boolean next = enabled("partitions-pager-next");
+            boolean next = Chromium.enabled(driver, "partitions-pager-next");
             return range.equals("rows 101–150 of 150") && rows.size() == 50 && "100".equals(rows.get(0).get("data-partition"))
                 && !next ? null : "range '" + range + "', " + rows.size() + " rows, next enabled " + next;
         }, PAGE, "the second page: partitions 100 to 149, no next page");

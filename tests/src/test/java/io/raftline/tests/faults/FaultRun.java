@@ -185,8 +185,9 @@ final class FaultRun {
             doc = null;
             detail.append("no JSON verdict: ").append(r);
         }
-        boolean healed = Files.exists(dir.resolve("report.md"))
-            && Files.readString(dir.resolve("report.md"), StandardCharsets.UTF_8).contains("| healed after the workload | yes");
+        Path reportFile = dir.resolve("report.md");
+        String report = Files.exists(reportFile) ? Files.readString(reportFile, StandardCharsets.UTF_8) : "";
+        boolean healed = report.contains("| healed after the workload | yes");
         if (doc != null) {
             Map<String, Long> gaps = new HashMap<>();
             for (JsonNode w : doc.get("unavailability").get("windows")) {
@@ -203,7 +204,7 @@ final class FaultRun {
             windows = withGaps;
             if (r.exitCode() != 0) {
                 detail.append(r.err().lines().filter(l -> l.startsWith("error")).findFirst().orElse(""));
-                detail.append(evidence(dir.resolve("report.md")));
+                detail.append(evidence(report));
             }
         }
         return new Outcome(name, seed, r.exitCode(), doc, healed, windows, dir, detail.toString());
@@ -345,13 +346,10 @@ final class FaultRun {
      * The report's anomaly examples and failed-send errors, on one line each, so that a failed run explains itself in
      * the test's message (a CI log keeps that, not the report).
      */
-    static String evidence(Path report) throws java.io.IOException {
-        if (!Files.exists(report)) {
-            return "";
-        }
+    static String evidence(String report) {
         StringBuilder out = new StringBuilder();
         boolean inSection = false;
-        for (String line : Files.readAllLines(report, StandardCharsets.UTF_8)) {
+        for (String line : report.lines().toList()) {
             if (line.startsWith("#")) {
                 inSection = line.startsWith("### ") || line.startsWith("## Failed sends");
                 if (inSection) {
